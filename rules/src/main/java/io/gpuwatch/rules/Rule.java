@@ -1,0 +1,146 @@
+package io.gpuwatch.rules;
+
+import io.gpuwatch.rules.dsl.Expression;
+import io.gpuwatch.rules.dsl.Template;
+import io.gpuwatch.rules.scope.ScopeView;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One compiled rule of a rule file. Evaluating it reuses per-rule state, so a rule is evaluated by one thread
+ * at a time (the rule engine's contract).
+ */
+public final class Rule {
+    private final String name;
+    private final String group;
+    private final Layer layer;
+    private final ScopeKind scope;
+    private final Severity severity;
+    private final long forMs;
+    private final long keepFiringForMs;
+    private final Map<String, String> labels;
+    private final String runbook;
+    private final String file;
+    private final int line;
+    private final int whenLine;
+    private final int whenColumn;
+    private final Expression when;
+    private final Template summary;
+    private final Template description;
+
+    Rule(String name, String group, Layer layer, ScopeKind scope, Severity severity, long forMs,
+         long keepFiringForMs, Map<String, String> labels, String runbook, String file, int line, int whenLine,
+         int whenColumn, Expression when, Template summary, Template description) {
+        this.name = name;
+        this.group = group;
+        this.layer = layer;
+        this.scope = scope;
+        this.severity = severity;
+        this.forMs = forMs;
+        this.keepFiringForMs = keepFiringForMs;
+        this.labels = Map.copyOf(labels);
+        this.runbook = runbook;
+        this.file = file;
+        this.line = line;
+        this.whenLine = whenLine;
+        this.whenColumn = whenColumn;
+        this.when = when;
+        this.summary = summary;
+        this.description = description;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String group() {
+        return group;
+    }
+
+    public Layer layer() {
+        return layer;
+    }
+
+    public ScopeKind scope() {
+        return scope;
+    }
+
+    public Severity severity() {
+        return severity;
+    }
+
+    /** How long {@code when} must hold before the rule fires; 0 fires at once. */
+    public long forMs() {
+        return forMs;
+    }
+
+    /** How long a firing rule stays firing after {@code when} turned false. */
+    public long keepFiringForMs() {
+        return keepFiringForMs;
+    }
+
+    /** The static labels of the rule, its group's defaults merged under its own. */
+    public Map<String, String> labels() {
+        return labels;
+    }
+
+    /** The runbook link, or an empty string. */
+    public String runbook() {
+        return runbook;
+    }
+
+    public String file() {
+        return file;
+    }
+
+    /** The line of the rule's entry in its file, 1-based. */
+    public int line() {
+        return line;
+    }
+
+    /** The {@code when} expression in canonical form. */
+    public String when() {
+        return when.canonical();
+    }
+
+    /** Where {@code when} starts in the file, for runtime diagnostics. */
+    public Diagnostic runtimeError(String message) {
+        return Diagnostic.error(file, whenLine, whenColumn, message);
+    }
+
+    /** Evaluates {@code when} against the view at {@code view.now()}. */
+    public boolean test(ScopeView v) {
+        try {
+            return when.test(v);
+        } catch (RuntimeException e) {
+            throw new RuleEvaluationException(this, "when", e);
+        }
+    }
+
+    /** The summary for this view; without a summary in the file, the rule name and the scope's identity. */
+    public String renderSummary(ScopeView v) {
+        if (summary.isEmpty()) {
+            return name + " on " + String.join("/", new TreeMap<>(v.identity()).values());
+        }
+        return render(summary, "summary", v);
+    }
+
+    /** The description for this view, or an empty string. */
+    public String renderDescription(ScopeView v) {
+        return render(description, "description", v);
+    }
+
+    private String render(Template t, String what, ScopeView v) {
+        try {
+            return t.render(v);
+        } catch (RuntimeException e) {
+            throw new RuleEvaluationException(this, what, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + " (" + file + ":" + line + ")";
+    }
+}

@@ -1,0 +1,508 @@
+package io.gpuwatch.rules.dsl;
+
+import io.gpuwatch.protocol.ClockEventReason;
+import io.gpuwatch.protocol.Event;
+import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.rules.ScopeKind;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * Checks expressions of the rule language against the allow-list (names, functions, argument kinds, types)
+ * and emits canonical, fully parenthesised MVEL that only calls {@link EvalContext}. Series the expressions
+ * read are registered in the catalog. One compiler per rule scope; not thread-safe.
+ */
+public final class DslCompiler {
+    /** The longest window a rule may ask for: what the gateway keeps. */
+    public static final long MAX_WINDOW_MS = 24 * 3_600_000L;
+
+    private static final List<String> WINDOW_FUNCTIONS =
+            List.of("avg", "min", "max", "sum", "count", "last", "rate", "increase", "slope");
+    private static final List<String> FUNCTIONS = concat(WINDOW_FUNCTIONS,
+            List.of("fraction", "throttled", "events", "distinct"));
+    private static final List<String> LABELS = List.of("node", "task", "owner", "business");
+    private static final List<String> CARD_LABELS = List.of("uuid", "name", "index");
+    private static final List<String> BUILTINS = List.of("allocated", "silentFor");
+    private static final Pattern EVENT_KIND = Pattern.compile("[a-z][a-z0-9_]*");
+
+    private final ScopeKind scope;
+    private final SeriesCatalog catalog;
+
+    public DslCompiler(ScopeKind scope, SeriesCatalog catalog) {
+        this.scope = scope;
+        this.catalog = catalog;
+    }
+
+    /** Compiles a condition ({@code when}); warnings are appended to {@code warnings}. */
+    public Expression condition(String source, List<DslProblem> warnings) throws DslException {
+        Walk w = new Walk(warnings);
+        Out out = compile(Parser.parse(source), w);
+        if (out.type != Type.BOOLEAN) {
+            throw new DslException(out.pos, "a condition must be true/false, but this is " + out.type.words());
+        }
+        return w.expression(out);
+    }
+
+    /** Compiles an expression of any type, as used in templates. */
+    public Expression value(String source, List<DslProblem> warnings) throws DslException {
+        Walk w = new Walk(warnings);
+        return w.expression(compile(Parser.parse(source), w));
+    }
+
+    /** A compiled node: its type, MVEL and canonical rule-language text. */
+    private record Out(Type type, String mvel, String canon, int pos, boolean binary) {
+        Out(Type type, String mvel, String canon, int pos) {
+            this(type, mvel, canon, pos, false);
+        }
+
+        String canonOperand() {
+            return binary ? "(" + canon + ")" : canon;
+        }
+    }
+
+    /** What one expression reads, collected while it compiles. */
+    private static final class Walk {
+        final List<DslProblem> warnings;
+        final Set<Integer> readsLast = new LinkedHashSet<>();
+        boolean events;
+        boolean sampled;
+
+        Walk(List<DslProblem> warnings) {
+            this.warnings = warnings;
+        }
+
+        Expression expression(Out out) throws DslException {
+            return Expression.compile(out.canon, out.mvel, events && !sampled);
+        }
+    }
+
+    private Out compile(Syntax s, Walk w) throws DslException {
+        if (s instanceof Syntax.Num n) {
+            String canon = switch (n.unit()) {
+                case DURATION -> Unit.formatDuration((long) n.value());
+                case SIZE, RATE -> n.text();
+                default -> plain(n.value());
+            };
+            return new Out(Type.NUMBER, mvelNumber(n.value()), canon, n.pos());
+        }
+        if (s instanceof Syntax.Str str) {
+            String quoted = quote(str.value());
+            return new Out(Type.STRING, quoted, quoted, str.pos());
+        }
+        if (s instanceof Syntax.Bool b) {
+            return new Out(Type.BOOLEAN, Boolean.toString(b.value()), Boolean.toString(b.value()), b.pos());
+        }
+        if (s instanceof Syntax.Name name) {
+            return name(name, w);
+        }
+        if (s instanceof Syntax.Path path) {
+            return path(path);
+        }
+        if (s instanceof Syntax.Unary u) {
+            return unary(u, w);
+        }
+        if (s instanceof Syntax.Binary b) {
+            return binary(b, w);
+        }
+        return call((Syntax.Call) s, w);
+    }
+
+    private Out name(Syntax.Name n, Walk w) throws DslException {
+        String name = n.name();
+        Metric m = Metric.byField(name);
+        if (m != null) {
+            checkMetric(m, n.pos(), null);
+            int id = catalog.raw(m, 0);
+            w.readsLast.add(id);
+            w.sampled = true;
+            return new Out(Type.NUMBER, "last(" + id + ")", name, n.pos());
+        }
+        if (LABELS.contains(name)) {
+            return label(name, n.pos());
+        }
+        switch (name) {
+            case "allocated":
+                w.sampled = true;
+                return new Out(Type.BOOLEAN, "allocated()", name, n.pos());
+            case "silentFor":
+                w.sampled = true;
+                return new Out(Type.NUMBER, "silentFor()", name, n.pos());
+            case "card":
+                throw new DslException(n.pos(), "`card` needs a label: card.uuid, card.name or card.index");
+            case "labels":
+                throw new DslException(n.pos(), "`labels` needs a key: labels.cluster or labels['key']");
+            default:
+                break;
+        }
+        if (FUNCTIONS.contains(name)) {
+            throw new DslException(n.pos(), "`" + name + "` is a function: " + usage(name));
+        }
+        throw new DslException(n.pos(), "unknown name `" + name + "` (not a metric, label or builtin)"
+                + suggestion(name));
+    }
+
+    private Out label(String key, int pos) {
+        return new Out(Type.STRING, "label(" + quote(key) + ")", key, pos);
+    }
+
+    private Out path(Syntax.Path p) throws DslException {
+        if (p.root().equals("card")) {
+            if (!CARD_LABELS.contains(p.key())) {
+                throw new DslException(p.keyPos(), "unknown card label `card." + p.key()
+                        + "` (card.uuid, card.name, card.index)");
+            }
+            if (scope != ScopeKind.CARD) {
+                throw new DslException(p.pos(), "`card." + p.key() + "` is not available in " + scope.key()
+                        + " scope");
+            }
+            return label("card." + p.key(), p.pos());
+        }
+        if (p.key().isEmpty()) {
+            throw new DslException(p.keyPos(), "empty label key");
+        }
+        Out out = label("labels." + p.key(), p.pos());
+        String canon = p.key().matches("[A-Za-z_][A-Za-z0-9_]*") ? "labels." + p.key()
+                : "labels[" + quote(p.key()) + "]";
+        return new Out(Type.STRING, out.mvel, canon, p.pos());
+    }
+
+    private Out unary(Syntax.Unary u, Walk w) throws DslException {
+        Out operand = compile(u.operand(), w);
+        Type want = u.op().equals("!") ? Type.BOOLEAN : Type.NUMBER;
+        if (operand.type != want) {
+            throw new DslException(operand.pos, "`" + u.op() + "` needs " + want.words() + ", but this is "
+                    + operand.type.words());
+        }
+        String mvel = u.op().equals("!") ? "!(" + operand.mvel + ")" : "(-(" + operand.mvel + "))";
+        return new Out(want, mvel, u.op() + operand.canonOperand(), u.pos());
+    }
+
+    private Out binary(Syntax.Binary b, Walk w) throws DslException {
+        Out left = compile(b.left(), w);
+        Out right = compile(b.right(), w);
+        String op = b.op();
+        Type result;
+        switch (op) {
+            case "||":
+            case "&&":
+                operand(op, "left", left, Type.BOOLEAN);
+                operand(op, "right", right, Type.BOOLEAN);
+                result = Type.BOOLEAN;
+                break;
+            case "==":
+            case "!=":
+                if (left.type != right.type) {
+                    throw new DslException(b.opPos(), "`" + op + "` compares values of one type, but this compares "
+                            + left.type.words() + " with " + right.type.words());
+                }
+                result = Type.BOOLEAN;
+                break;
+            case "<":
+            case "<=":
+            case ">":
+            case ">=":
+                operand(op, "left", left, Type.NUMBER);
+                operand(op, "right", right, Type.NUMBER);
+                result = Type.BOOLEAN;
+                break;
+            default:
+                operand(op, "left", left, Type.NUMBER);
+                operand(op, "right", right, Type.NUMBER);
+                result = Type.NUMBER;
+                break;
+        }
+        return new Out(result, "(" + left.mvel + " " + op + " " + right.mvel + ")",
+                left.canonOperand() + " " + op + " " + right.canonOperand(), b.pos(), true);
+    }
+
+    private static void operand(String op, String side, Out o, Type want) throws DslException {
+        if (o.type != want) {
+            throw new DslException(o.pos, "`" + op + "` needs " + want.words() + " on both sides, but its " + side
+                    + " side is " + o.type.words());
+        }
+    }
+
+    private Out call(Syntax.Call c, Walk w) throws DslException {
+        String name = c.name();
+        if (WINDOW_FUNCTIONS.contains(name)) {
+            return windowFunction(c, w);
+        }
+        switch (name) {
+            case "fraction":
+                return fraction(c, w);
+            case "throttled":
+                return throttled(c, w);
+            case "distinct":
+                return distinct(c, w);
+            case "events":
+                throw new DslException(c.pos(), "`events(…)` can only be the first argument of count() or distinct()");
+            default:
+                break;
+        }
+        if (Metric.byField(name) != null || LABELS.contains(name) || BUILTINS.contains(name)) {
+            throw new DslException(c.pos(), "`" + name + "` is not a function");
+        }
+        throw new DslException(c.pos(), "unknown function `" + name + "` (functions: "
+                + String.join(", ", FUNCTIONS) + ")");
+    }
+
+    private static String usage(String function) {
+        switch (function) {
+            case "count":
+                return "count(metric, window) or count(events(kind[, code]), window)";
+            case "fraction":
+                return "fraction(condition, window)";
+            case "throttled":
+                return "throttled('REASON', …)";
+            case "events":
+                return "events(kind[, code]) inside count() or distinct()";
+            case "distinct":
+                return "distinct(events(kind[, code]), window)";
+            default:
+                return function + "(metric, window)";
+        }
+    }
+
+    private static void arity(Syntax.Call c, int n, String shape) throws DslException {
+        if (c.args().size() != n) {
+            throw new DslException(c.pos(), "`" + c.name() + "` takes " + n + " arguments (" + shape + "), got "
+                    + c.args().size());
+        }
+    }
+
+    private Out windowFunction(Syntax.Call c, Walk w) throws DslException {
+        String f = c.name();
+        arity(c, 2, f.equals("count") ? "metric or events(…), window" : "metric, window");
+        Syntax first = c.args().get(0);
+        if (f.equals("count") && first instanceof Syntax.Call inner && inner.name().equals("events")) {
+            return events(c, inner, w, false);
+        }
+        Metric m = metricArgument(c, first);
+        long window = window(c.args().get(1));
+        if ((f.equals("rate") || f.equals("increase")) && m.kind() != Metric.Kind.COUNTER) {
+            w.warnings.add(new DslProblem(first.pos(), "`" + f + "` is meant for counters, and `" + m.field()
+                    + "` is a " + m.kind().name().toLowerCase(Locale.ROOT) + "; use slope() for trends"));
+        }
+        int id = catalog.raw(m, window);
+        w.sampled = true;
+        String method = f.equals("last") ? "lastWithin" : f;
+        return new Out(Type.NUMBER, method + "(" + id + ", " + window + "L)",
+                f + "(" + m.field() + ", " + Unit.formatDuration(window) + ")", c.pos());
+    }
+
+    private Metric metricArgument(Syntax.Call c, Syntax arg) throws DslException {
+        if (arg instanceof Syntax.Name n) {
+            Metric m = Metric.byField(n.name());
+            if (m != null) {
+                checkMetric(m, n.pos(), c.name());
+                return m;
+            }
+            if (!LABELS.contains(n.name()) && !BUILTINS.contains(n.name()) && !FUNCTIONS.contains(n.name())
+                    && !n.name().equals("card") && !n.name().equals("labels")) {
+                throw new DslException(n.pos(), "unknown metric `" + n.name() + "`" + suggestion(n.name()));
+            }
+        }
+        throw new DslException(arg.pos(), "the first argument of `" + c.name() + "` must be a metric name, e.g. "
+                + c.name() + "(gpuUtil, 5m)");
+    }
+
+    private void checkMetric(Metric m, int pos, String function) throws DslException {
+        switch (m.source()) {
+            case APP:
+                throw new DslException(pos, "`" + m.field() + "` is an application metric, read in task scope, "
+                        + "which is not yet supported");
+            case SCHED:
+                throw new DslException(pos, "`" + m.field() + "` is a scheduling metric, read in queue scope, "
+                        + "which is not yet supported");
+            default:
+                break;
+        }
+        if (m.kind() == Metric.Kind.MASK) {
+            throw new DslException(pos, "`" + m.field() + "` is a set of bits"
+                    + (function == null ? "" : " that `" + function + "` cannot aggregate")
+                    + "; test it with throttled('REASON', …)");
+        }
+    }
+
+    private static long window(Syntax arg) throws DslException {
+        if (!(arg instanceof Syntax.Num n) || n.unit() != Unit.DURATION) {
+            throw new DslException(arg.pos(), "the window must be a duration literal such as 30s, 5m or 1h");
+        }
+        long ms = (long) n.value();
+        if (ms <= 0) {
+            throw new DslException(arg.pos(), "the window must be longer than 0");
+        }
+        if (ms > MAX_WINDOW_MS) {
+            throw new DslException(arg.pos(), "window " + n.text() + " is longer than the 24h the gateway keeps");
+        }
+        return ms;
+    }
+
+    private Out fraction(Syntax.Call c, Walk w) throws DslException {
+        arity(c, 2, "condition, window");
+        Walk inner = new Walk(w.warnings);
+        Out cond = compile(c.args().get(0), inner);
+        if (cond.type != Type.BOOLEAN) {
+            throw new DslException(cond.pos, "the first argument of `fraction` must be a condition (true/false), "
+                    + "e.g. fraction(gpuUtil > 90, 5m), but this is " + cond.type.words());
+        }
+        long window = window(c.args().get(1));
+        int id = catalog.derivedId(cond.canon);
+        if (id < 0) {
+            int[] readsLast = inner.readsLast.stream().mapToInt(Integer::intValue).toArray();
+            id = catalog.derived(cond.canon, new ConditionDerivation(inner.expression(cond), readsLast), window);
+        } else {
+            catalog.widen(id, window);
+        }
+        w.sampled = true;
+        return new Out(Type.NUMBER, "fraction(" + id + ", " + window + "L)",
+                "fraction(" + cond.canon + ", " + Unit.formatDuration(window) + ")", c.pos());
+    }
+
+    private Out throttled(Syntax.Call c, Walk w) throws DslException {
+        if (c.args().isEmpty()) {
+            throw new DslException(c.pos(), "`throttled` needs at least one reason, e.g. throttled('HW_SLOWDOWN')");
+        }
+        long mask = 0;
+        List<String> names = new ArrayList<>();
+        for (Syntax arg : c.args()) {
+            if (!(arg instanceof Syntax.Str s)) {
+                throw new DslException(arg.pos(), "`throttled` takes reason names in quotes, e.g. "
+                        + "throttled('HW_SLOWDOWN')");
+            }
+            ClockEventReason r = ClockEventReason.byName(s.value());
+            if (r == null) {
+                throw new DslException(arg.pos(), "unknown clock-event reason `" + s.value() + "` ("
+                        + Arrays.stream(ClockEventReason.values()).map(Enum::name).collect(Collectors.joining(", "))
+                        + ")");
+            }
+            mask |= r.bit();
+            names.add(quote(r.name()));
+        }
+        int id = catalog.raw(Metric.CLOCK_EVENT_REASONS, 0);
+        w.readsLast.add(id);
+        w.sampled = true;
+        return new Out(Type.BOOLEAN, "throttled(" + id + ", " + mask + "L)",
+                "throttled(" + String.join(", ", names) + ")", c.pos());
+    }
+
+    private Out distinct(Syntax.Call c, Walk w) throws DslException {
+        arity(c, 2, "events(…), window");
+        if (c.args().get(0) instanceof Syntax.Call inner && inner.name().equals("events")) {
+            return events(c, inner, w, true);
+        }
+        throw new DslException(c.args().get(0).pos(), "the first argument of `distinct` must be events(kind[, code])");
+    }
+
+    private Out events(Syntax.Call outer, Syntax.Call ev, Walk w, boolean distinct) throws DslException {
+        int n = ev.args().size();
+        if (n < 1 || n > 2) {
+            throw new DslException(ev.pos(), "`events` takes a kind and optionally a code, e.g. events('xid', 79)");
+        }
+        if (!(ev.args().get(0) instanceof Syntax.Str kindArg)) {
+            throw new DslException(ev.args().get(0).pos(), "the event kind must be a quoted name, e.g. 'xid'");
+        }
+        String kind = kindArg.value();
+        if (!EVENT_KIND.matcher(kind).matches()) {
+            throw new DslException(kindArg.pos(), "event kinds are lower_snake_case names, e.g. 'xid' or 'oom'");
+        }
+        if (!Event.KNOWN_KINDS.contains(kind)) {
+            w.warnings.add(new DslProblem(kindArg.pos(), "`" + kind + "` is not an event kind the gateway knows ("
+                    + Event.KNOWN_KINDS.stream().sorted().collect(Collectors.joining(", "))
+                    + "); it only matches if a producer sends it"));
+        }
+        int code = -1;
+        if (n == 2) {
+            Syntax codeArg = ev.args().get(1);
+            if (!(codeArg instanceof Syntax.Num num) || num.unit() != Unit.NONE || num.value() != Math.rint(num.value())
+                    || num.value() > Integer.MAX_VALUE) {
+                throw new DslException(codeArg.pos(), "the event code must be a whole number, e.g. 79");
+            }
+            if (!kind.equals("xid")) {
+                throw new DslException(codeArg.pos(), "only `xid` events carry a code");
+            }
+            code = (int) num.value();
+        }
+        long window = window(outer.args().get(1));
+        catalog.events(window);
+        w.events = true;
+        String args = quote(kind) + ", " + code + ", " + window + "L";
+        String evCanon = "events(" + quote(kind) + (code >= 0 ? ", " + code : "") + ")";
+        String canon = outer.name() + "(" + evCanon + ", " + Unit.formatDuration(window) + ")";
+        return distinct
+                ? new Out(Type.STRING, "distinct(" + args + ")", canon, outer.pos())
+                : new Out(Type.NUMBER, "events(" + args + ")", canon, outer.pos());
+    }
+
+    /** A close known name, as a hint for a typo. */
+    private String suggestion(String name) {
+        List<String> known = new ArrayList<>(LABELS);
+        known.addAll(BUILTINS);
+        for (Metric m : Metric.values()) {
+            if (m.source() == Metric.Source.CARD) {
+                known.add(m.field());
+            }
+        }
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String k : known) {
+            int d = k.equalsIgnoreCase(name) ? 0 : distance(k.toLowerCase(Locale.ROOT), name.toLowerCase(Locale.ROOT));
+            if (d < bestDistance) {
+                best = k;
+                bestDistance = d;
+            }
+        }
+        return bestDistance <= Math.min(2, name.length() / 3) ? "; did you mean `" + best + "`?" : "";
+    }
+
+    private static int distance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
+    }
+
+    /** A double literal MVEL reads back exactly: plain digits with a decimal point, negatives in parentheses. */
+    private static String mvelNumber(double v) {
+        String s = BigDecimal.valueOf(v).toPlainString();
+        if (s.indexOf('.') < 0) {
+            s = s + ".0";
+        }
+        return v < 0 ? "(" + s + ")" : s;
+    }
+
+    private static String plain(double v) {
+        return BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
+    }
+
+    /** Strings never hold a backslash (the lexer refuses them), so choosing the quote is enough. */
+    private static String quote(String s) {
+        return s.indexOf('\'') < 0 ? "'" + s + "'" : "\"" + s + "\"";
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> out = new ArrayList<>(a);
+        out.addAll(b);
+        return List.copyOf(out);
+    }
+}

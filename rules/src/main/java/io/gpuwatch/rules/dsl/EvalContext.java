@@ -1,0 +1,94 @@
+package io.gpuwatch.rules.dsl;
+
+import io.gpuwatch.rules.scope.ScopeView;
+
+import java.util.List;
+
+/**
+ * The only object compiled expressions can reach: MVEL resolves their unqualified calls against it. One
+ * instance per compiled expression, bound to a view for the duration of one evaluation; not thread-safe.
+ * The methods exist for the generated MVEL only.
+ */
+public final class EvalContext {
+    private ScopeView view;
+
+    EvalContext() {
+    }
+
+    void bind(ScopeView v) {
+        this.view = v;
+    }
+
+    public double last(int id) {
+        return view.series(id).last();
+    }
+
+    /** The latest value, provided some sample lies within the window. */
+    public double lastWithin(int id, long windowMs) {
+        var s = view.series(id);
+        return s.count(windowMs) > 0 ? s.last() : Double.NaN;
+    }
+
+    public double avg(int id, long windowMs) {
+        return view.series(id).avg(windowMs);
+    }
+
+    public double min(int id, long windowMs) {
+        return view.series(id).min(windowMs);
+    }
+
+    public double max(int id, long windowMs) {
+        return view.series(id).max(windowMs);
+    }
+
+    public double sum(int id, long windowMs) {
+        return view.series(id).sum(windowMs);
+    }
+
+    public double count(int id, long windowMs) {
+        return view.series(id).count(windowMs);
+    }
+
+    public double rate(int id, long windowMs) {
+        return view.series(id).rate(windowMs);
+    }
+
+    public double increase(int id, long windowMs) {
+        return view.series(id).increase(windowMs);
+    }
+
+    public double slope(int id, long windowMs) {
+        return view.series(id).slope(windowMs);
+    }
+
+    /** A derived series holds 1/0 per sample, so its mean is the fraction of samples that matched. */
+    public double fraction(int id, long windowMs) {
+        return view.series(id).avg(windowMs);
+    }
+
+    public boolean throttled(int id, long mask) {
+        double v = view.series(id).last();
+        return !Double.isNaN(v) && ((long) v & mask) != 0;
+    }
+
+    public double events(String kind, int code, long windowMs) {
+        return view.countEvents(kind, code, windowMs);
+    }
+
+    public String distinct(String kind, int code, long windowMs) {
+        List<String> codes = view.distinctEvents(kind, code, windowMs);
+        return String.join(", ", codes);
+    }
+
+    public String label(String key) {
+        return view.label(key);
+    }
+
+    public boolean allocated() {
+        return view.allocated();
+    }
+
+    public double silentFor() {
+        return view.silentForMs();
+    }
+}

@@ -1,0 +1,91 @@
+package io.gpuwatch.rules.dsl;
+
+import io.gpuwatch.rules.scope.ScopeView;
+import org.mvel2.MVEL;
+import org.mvel2.ParserConfiguration;
+import org.mvel2.ParserContext;
+
+import java.io.Serializable;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One checked expression, compiled once to MVEL with strict, strong typing and a class loader that loads only
+ * what MVEL's own machinery needs. Evaluations reuse one {@link EvalContext}, so an expression is used by one thread at a time.
+ */
+public final class Expression {
+    /** Value types and MVEL's own accessor machinery, which its JIT needs; nothing that reaches the system. */
+    private static final Set<String> LOADABLE = Set.of(EvalContext.class.getName(), "java.lang.Object",
+            "java.lang.Boolean", "java.lang.Double", "java.lang.Integer", "java.lang.Long", "java.lang.Number",
+            "java.lang.String");
+    private static final List<String> LOADABLE_PACKAGES =
+            List.of("org.mvel2.compiler.", "org.mvel2.integration.", "org.mvel2.optimizers.");
+
+    private static final ClassLoader FILTER = new ClassLoader(null) {
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            if (LOADABLE.contains(name) || LOADABLE_PACKAGES.stream().anyMatch(name::startsWith)) {
+                return Expression.class.getClassLoader().loadClass(name);
+            }
+            throw new ClassNotFoundException(name);
+        }
+    };
+
+    private final String canonical;
+    private final String mvel;
+    private final boolean onlyEvents;
+    private final Serializable compiled;
+    private final EvalContext context = new EvalContext();
+
+    private Expression(String canonical, String mvel, boolean onlyEvents, Serializable compiled) {
+        this.canonical = canonical;
+        this.mvel = mvel;
+        this.onlyEvents = onlyEvents;
+        this.compiled = compiled;
+    }
+
+    static Expression compile(String canonical, String mvel, boolean onlyEvents) throws DslException {
+        ParserConfiguration config = new ParserConfiguration();
+        config.setClassLoader(FILTER);
+        ParserContext pc = new ParserContext(config);
+        pc.setStrictTypeEnforcement(true);
+        pc.setStrongTyping(true);
+        pc.addInput("this", EvalContext.class);
+        try {
+            return new Expression(canonical, mvel, onlyEvents, MVEL.compileExpression(mvel, pc));
+        } catch (RuntimeException e) {
+            // the checker admitted something MVEL cannot compile: a bug of ours, reported, never run
+            throw new DslException(0, "internal error: MVEL rejected `" + mvel + "`: " + e.getMessage());
+        }
+    }
+
+    /** The expression as the compiler normalised it, in rule-language syntax. */
+    public String canonical() {
+        return canonical;
+    }
+
+    /** The MVEL the expression was compiled from. */
+    public String mvel() {
+        return mvel;
+    }
+
+    /** True when the expression reads event counts and nothing sampled. */
+    public boolean readsOnlyEvents() {
+        return onlyEvents;
+    }
+
+    /** Evaluates a condition. */
+    public boolean test(ScopeView view) {
+        return (Boolean) value(view);
+    }
+
+    /** Evaluates to a Double, Boolean or String (null for an absent label). */
+    public Object value(ScopeView view) {
+        context.bind(view);
+        try {
+            return MVEL.executeExpression(compiled, context);
+        } finally {
+            context.bind(null);
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package io.gpuwatch.rules.dsl;
+
+import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.rules.SampleDerivation;
+import io.gpuwatch.rules.SeriesSpec;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The series the rules of one load read, collected while they compile: each gets an id on first use and
+ * keeps the longest window asked of it. Also tracks the longest event window, for the load's horizon.
+ */
+public final class SeriesCatalog {
+    private final List<Entry> entries = new ArrayList<>();
+    private final Map<String, Integer> byName = new HashMap<>();
+    private long eventWindowMs;
+
+    private static final class Entry {
+        final String name;
+        final Metric metric;
+        final SampleDerivation derivation;
+        long windowMs;
+
+        Entry(String name, Metric metric, SampleDerivation derivation, long windowMs) {
+            this.name = name;
+            this.metric = metric;
+            this.derivation = derivation;
+            this.windowMs = windowMs;
+        }
+    }
+
+    /** The id of the raw series of {@code metric}, widened to {@code windowMs}. */
+    int raw(Metric metric, long windowMs) {
+        Integer id = byName.get(metric.field());
+        if (id == null) {
+            return add(new Entry(metric.field(), metric, null, windowMs));
+        }
+        widen(id, windowMs);
+        return id;
+    }
+
+    /** The id of an already registered derived series, or -1. */
+    int derivedId(String name) {
+        Integer id = byName.get(name);
+        return id == null ? -1 : id;
+    }
+
+    /** Registers a new derived series. */
+    int derived(String name, SampleDerivation derivation, long windowMs) {
+        return add(new Entry(name, null, derivation, windowMs));
+    }
+
+    void widen(int id, long windowMs) {
+        Entry e = entries.get(id);
+        e.windowMs = Math.max(e.windowMs, windowMs);
+    }
+
+    void events(long windowMs) {
+        eventWindowMs = Math.max(eventWindowMs, windowMs);
+    }
+
+    private int add(Entry e) {
+        int id = entries.size();
+        entries.add(e);
+        byName.put(e.name, id);
+        return id;
+    }
+
+    /** The series collected so far, by id. */
+    public List<SeriesSpec> specs() {
+        List<SeriesSpec> out = new ArrayList<>(entries.size());
+        for (int i = 0; i < entries.size(); i++) {
+            Entry e = entries.get(i);
+            out.add(new SeriesSpec(i, e.name, e.metric, e.derivation, e.windowMs));
+        }
+        return List.copyOf(out);
+    }
+
+    /** The longest window of any series or event count. */
+    public long horizonMs() {
+        long h = eventWindowMs;
+        for (Entry e : entries) {
+            h = Math.max(h, e.windowMs);
+        }
+        return h;
+    }
+}

@@ -1,0 +1,196 @@
+package io.gpuwatch.rules;
+
+import io.gpuwatch.protocol.ClockEventReason;
+import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.rules.eval.AlertState;
+import io.gpuwatch.rules.eval.RuleEngine;
+import io.gpuwatch.rules.eval.Transition;
+import io.gpuwatch.rules.scope.FakeScope;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The demo's rule pack loads clean, stays quiet on a healthy card, and fires within 90 s of each incident
+ * the demo stages (samples every second, as the probe sends them).
+ */
+class ExamplesTest {
+    private static final long T0 = 1_764_700_000_000L;
+    private static RuleSet pack;
+
+    private final List<Transition> out = new ArrayList<>();
+
+    @BeforeAll
+    static void load() {
+        RuleLoad load = RuleSet.load(List.of(Path.of("../examples/rules")));
+        assertEquals(List.of(), load.diagnostics());
+        pack = load.ruleSet();
+    }
+
+    private static Map<Metric, Double> healthy(long second) {
+        Map<Metric, Double> v = new HashMap<>();
+        v.put(Metric.GPU_UTIL, 45.0 + (second % 7));
+        v.put(Metric.MEM_USED_BYTES, 30e9 + (second % 5) * 1e6);
+        v.put(Metric.TEMP_C, 62.0);
+        v.put(Metric.SM_CLOCK_MHZ, 1755.0);
+        v.put(Metric.CLOCK_EVENT_REASONS, (double) ClockEventReason.SW_POWER_CAP.bit());
+        return v;
+    }
+
+    private FakeScope card() {
+        return FakeScope.card(pack, "gpu-node-1", "GPU-1").label("card.name", "NVIDIA H100 80GB HBM3")
+                .label("card.index", "3").label("task", "train-llama").label("owner", "team-llm")
+                .label("business", "chat-pretrain");
+    }
+
+    private void eval(RuleEngine engine, FakeScope card, FakeScope node) {
+        engine.evaluate(ScopeKind.CARD, "card/gpu-node-1/GPU-1", card, out::add);
+        if (node != null) {
+            engine.evaluate(ScopeKind.NODE, "node/gpu-node-1", node.at(card.now()), out::add);
+        }
+    }
+
+    private Transition firing(String rule) {
+        return out.stream().filter(t -> t.to() == AlertState.FIRING && t.rule().name().equals(rule)).findFirst()
+                .orElseThrow(() -> new AssertionError(rule + " did not fire: " + out));
+    }
+
+    @Test
+    void everyFileLoadsCleanlyInPathOrder() {
+        assertEquals(List.of("idle-but-allocated", "xid-fallen-off-bus", "node-xid-burst",
+                "thermal-throttling-under-load", "memory-climb-with-oom", "node-silent"),
+                pack.rules().stream().map(Rule::name).toList());
+        assertEquals(List.of("node-xid-burst", "node-silent"),
+                pack.rules(ScopeKind.NODE).stream().map(Rule::name).toList());
+        assertTrue(pack.horizonMs() <= 10 * 60_000L, "the pack needs at most 10 minutes of history");
+    }
+
+    @Test
+    void quietAndBusyHealthyCardsNeverMatch() {
+        RuleEngine engine = new RuleEngine(pack);
+        FakeScope idle = card();
+        FakeScope busy = FakeScope.card(pack, "gpu-node-1", "GPU-2").allocated(true);
+        FakeScope node = FakeScope.node(pack, "gpu-node-1");
+        for (long s = 0; s < 15 * 60; s++) {
+            long t = T0 + s * 1000;
+            Map<Metric, Double> quiet = healthy(s);
+            quiet.put(Metric.GPU_UTIL, 0.0);
+            quiet.put(Metric.CLOCK_EVENT_REASONS, (double) ClockEventReason.GPU_IDLE.bit());
+            idle.sample(t, quiet);
+            busy.sample(t, healthy(s));
+            node.heard(t);
+            eval(engine, idle, node);
+            engine.evaluate(ScopeKind.CARD, "card/gpu-node-1/GPU-2", busy, out::add);
+        }
+        assertEquals(List.of(), out);
+        assertEquals(List.of(), engine.runtimeErrors());
+    }
+
+    /** Healthy for a minute, then {@code incident} changes the readings; returns seconds from incident to fire. */
+    private long secondsToFire(String rule, FakeScope card, FakeScope node,
+                               java.util.function.BiConsumer<Long, Map<Metric, Double>> incident) {
+        RuleEngine engine = new RuleEngine(pack);
+        for (long s = 0; s < 60 + 180; s++) {
+            Map<Metric, Double> v = healthy(s);
+            if (s >= 60) {
+                incident.accept(s - 60, v);
+            } else if (node != null) {
+                node.heard(T0 + s * 1000);
+            }
+            card.sample(T0 + s * 1000, v);
+            eval(engine, card, node);
+            if (out.stream().anyMatch(t -> t.to() == AlertState.FIRING && t.rule().name().equals(rule))) {
+                return s - 60;
+            }
+        }
+        throw new AssertionError(rule + " never fired: " + out);
+    }
+
+    @Test
+    void xidSeventyNinePagesAtOnce() {
+        FakeScope card = card();
+        long s = secondsToFire("xid-fallen-off-bus", card, null, (i, v) -> {
+            if (i == 0) {
+                card.event(T0 + 60_000, "xid", 79);
+            }
+        });
+        assertEquals(0, s);
+        Transition t = firing("xid-fallen-off-bus");
+        assertEquals("NVIDIA H100 80GB HBM3 (GPU 3) on gpu-node-1 fell off the bus (XID 79)", t.summary());
+        assertEquals("The driver lost card GPU-1 on gpu-node-1; every process on it is gone. Drain the node, "
+                + "then reseat or replace the card before putting it back in service.", t.description());
+        assertEquals("page", t.labels().get("severity"));
+    }
+
+    @Test
+    void threeXidsOnANodePageWithTheirCodes() {
+        FakeScope node = FakeScope.node(pack, "gpu-node-1");
+        FakeScope card = card();
+        long s = secondsToFire("node-xid-burst", card, node, (i, v) -> {
+            node.heard(T0 + (60 + i) * 1000);
+            if (i == 0 || i == 20 || i == 40) {
+                node.event(T0 + (60 + i) * 1000, "xid", i == 20 ? 13 : i == 40 ? 31 : 43);
+            }
+        });
+        assertEquals(40, s);
+        assertEquals("3 XIDs on gpu-node-1 in 10 minutes (codes 13, 31, 43)", firing("node-xid-burst").summary());
+    }
+
+    @Test
+    void thermalThrottlingUnderLoadTicketsWithin90Seconds() {
+        double throttled = ClockEventReason.HW_THERMAL_SLOWDOWN.bit() | ClockEventReason.SW_POWER_CAP.bit();
+        long s = secondsToFire("thermal-throttling-under-load", card(), null, (i, v) -> {
+            v.put(Metric.GPU_UTIL, 97.0);
+            v.put(Metric.TEMP_C, 89.0);
+            v.put(Metric.SM_CLOCK_MHZ, 1140.0);
+            v.put(Metric.CLOCK_EVENT_REASONS, throttled);
+        });
+        assertTrue(s >= 30 && s <= 90, "fired " + s + " s into the incident");
+        assertEquals("NVIDIA H100 80GB HBM3 on gpu-node-1 is thermally throttled under load: 100% of the last minute "
+                + "at 97% utilisation, up to 89 °C, SM clock 1140 MHz",
+                firing("thermal-throttling-under-load").summary());
+    }
+
+    @Test
+    void memoryClimbWithOomPagesWithin90Seconds() {
+        FakeScope card = card();
+        long s = secondsToFire("memory-climb-with-oom", card, null, (i, v) -> {
+            v.put(Metric.MEM_USED_BYTES, 30e9 + i * (1L << 30) / 60.0);
+            if (i == 45) {
+                card.event(T0 + (60 + i) * 1000, "oom", -1);
+            }
+        });
+        assertTrue(s >= 45 && s <= 90, "fired " + s + " s into the incident");
+        String summary = firing("memory-climb-with-oom").summary();
+        assertTrue(summary.matches("Memory on NVIDIA H100 80GB HBM3 on gpu-node-1 climbs [0-9.]+ MiB/min "
+                + "\\(peak [0-9.]+ GiB\\) with 1 OOM in the last 5 minutes"), summary);
+    }
+
+    @Test
+    void aSilentNodePagesAfterThirtySeconds() {
+        FakeScope node = FakeScope.node(pack, "gpu-node-1");
+        long s = secondsToFire("node-silent", card(), node, (i, v) -> { });
+        assertEquals(30, s, "the first missing frame is the incident's start");
+        assertEquals("gpu-node-1 has sent nothing for 31 s", firing("node-silent").summary());
+    }
+
+    @Test
+    void anAllocatedCardGoneIdleIsAnInspectionItem() {
+        FakeScope card = card().allocated(true);
+        long s = secondsToFire("idle-but-allocated", card, null, (i, v) -> v.put(Metric.GPU_UTIL, 1.0));
+        assertTrue(s <= 120, "fired " + s + " s into the incident");
+        Transition t = firing("idle-but-allocated");
+        assertEquals("inspect", t.labels().get("severity"));
+        assertEquals("business", t.labels().get("layer"));
+        assertTrue(t.summary().startsWith("NVIDIA H100 80GB HBM3 on gpu-node-1 is allocated to train-llama "
+                + "(team-llm, chat-pretrain) but only "), t.summary());
+    }
+}

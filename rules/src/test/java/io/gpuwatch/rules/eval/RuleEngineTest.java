@@ -1,0 +1,169 @@
+package io.gpuwatch.rules.eval;
+
+import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.RuleLoad;
+import io.gpuwatch.rules.RuleSet;
+import io.gpuwatch.rules.ScopeKind;
+import io.gpuwatch.rules.scope.FakeScope;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The per-instance state machine, driven by a fake scope whose clock the test sets. */
+class RuleEngineTest {
+    private static final String KEY = "card/n1/GPU-1";
+    private final List<Transition> out = new ArrayList<>();
+
+    private static RuleSet rules(String rulesYaml) {
+        RuleLoad load = RuleSet.parse("e.yml", "group: g\nlayer: device\nseverity: page\nrules:\n" + rulesYaml);
+        assertTrue(load.ok(), load.diagnostics()::toString);
+        return load.ruleSet();
+    }
+
+    /** Evaluates at every second in [from, to) with the card allocated or not. */
+    private void run(RuleEngine engine, FakeScope card, long fromMs, long toMs, boolean allocated) {
+        card.allocated(allocated);
+        for (long t = fromMs; t < toMs; t += 1000) {
+            engine.evaluate(ScopeKind.CARD, KEY, card.at(t), out::add);
+        }
+    }
+
+    private List<String> states() {
+        return out.stream().map(t -> t.rule().name() + " " + t.from() + "->" + t.to() + " at " + t.at()
+                + " since " + t.activeSince()).toList();
+    }
+
+    @Test
+    void forFiresAtExactlyItsDurationAndNotOneMillisecondBefore() {
+        RuleSet set = rules("  - name: held\n    when: allocated\n    for: 2m\n");
+        RuleEngine engine = new RuleEngine(set);
+        FakeScope card = FakeScope.card(set, "n1", "GPU-1").allocated(true);
+        engine.evaluate(ScopeKind.CARD, KEY, card.at(1_000), out::add);
+        engine.evaluate(ScopeKind.CARD, KEY, card.at(1_000 + 119_999), out::add);
+        assertEquals(List.of("held INACTIVE->PENDING at 1000 since 1000"), states());
+        engine.evaluate(ScopeKind.CARD, KEY, card.at(1_000 + 120_000), out::add);
+        assertEquals(List.of("held INACTIVE->PENDING at 1000 since 1000",
+                "held PENDING->FIRING at 121000 since 1000"), states());
+        assertEquals(AlertState.FIRING, engine.state("held", KEY));
+    }
+
+    @Test
+    void pendingThatStopsHoldingGoesBackToInactive() {
+        RuleSet set = rules("  - name: held\n    when: allocated\n    for: 2m\n");
+        RuleEngine engine = new RuleEngine(set);
+        FakeScope card = FakeScope.card(set, "n1", "GPU-1");
+        run(engine, card, 0, 60_000, true);
+        run(engine, card, 60_000, 61_000, false);
+        run(engine, card, 61_000, 62_000, true);
+        assertEquals(List.of("held INACTIVE->PENDING at 0 since 0", "held PENDING->INACTIVE at 60000 since 0",
+                "held INACTIVE->PENDING at 61000 since 61000"), states());
+    }
+
+    @Test
+    void aRuleTrueForTenMinutesThenFalseFiresOnceAndResolvesOnce() {
+        RuleSet set = rules("  - name: ten\n    when: allocated\n    summary: \"@{node} busy\"\n");
+        RuleEngine engine = new RuleEngine(set);
+        FakeScope card = FakeScope.card(set, "n1", "GPU-1");
+        run(engine, card, 0, 600_000, true);
+        run(engine, card, 600_000, 900_000, false);
+        assertEquals(List.of("ten INACTIVE->FIRING at 0 since 0", "ten FIRING->RESOLVED at 600000 since 0"), states());
+        Transition firing = out.get(0);
+        assertEquals(Map.of("alertname", "ten", "severity", "page", "layer", "device", "node", "n1",
+                "uuid", "GPU-1"), firing.labels());
+        assertEquals(List.of("alertname", "severity", "layer", "node", "uuid"), List.copyOf(firing.labels().keySet()));
+        assertEquals("n1 busy", firing.summary());
+        assertEquals("", firing.description());
+    }
+
+    @Test
+    void keepFiringForHoldsThroughAShortDipAndResolvesAfterALongOne() {
+        RuleSet set = rules("  - name: sticky\n    when: allocated\n    keep_firing_for: 1m\n");
+        RuleEngine engine = new RuleEngine(set);
+        FakeScope card = FakeScope.card(set, "n1", "GPU-1");
+        run(engine, card, 0, 100_000, true);
+        run(engine, card, 100_000, 130_000, false);
+        run(engine, card, 130_000, 200_000, true);
+        assertEquals(List.of("sticky INACTIVE->FIRING at 0 since 0"), states(), "a 30 s dip keeps it firing");
+        run(engine, card, 200_000, 259_000, false);
+        assertEquals(1, out.size(), "59 s into the second dip it still fires");
+        run(engine, card, 259_000, 261_000, false);
+        assertEquals(List.of("sticky INACTIVE->FIRING at 0 since 0", "sticky FIRING->RESOLVED at 260000 since 0"),
+                states());
+        run(engine, card, 261_000, 262_000, true);
+        assertEquals("sticky RESOLVED->FIRING at 261000 since 261000", states().get(2), "a new episode");
+    }
+
+    @Test
+    void staticLabelsJoinTheAlertLabels() {
+        RuleSet set = rules("  - name: l\n    when: allocated\n    labels:\n      team: infra\n");
+        RuleEngine engine = new RuleEngine(set);
+        run(engine, FakeScope.card(set, "n1", "GPU-1"), 0, 1000, true);
+        assertEquals("infra", out.get(0).labels().get("team"));
+    }
+
+    @Test
+    void replaceKeepsTheStateOfSurvivingRules() {
+        RuleSet first = rules("  - name: stays\n    when: allocated\n    for: 2m\n"
+                + "  - name: goes\n    when: allocated\n");
+        RuleEngine engine = new RuleEngine(first);
+        FakeScope card = FakeScope.card(first, "n1", "GPU-1");
+        run(engine, card, 0, 60_000, true);
+        assertEquals(List.of("stays INACTIVE->PENDING at 0 since 0", "goes INACTIVE->FIRING at 0 since 0"), states());
+        RuleSet next = rules("  - name: stays\n    when: allocated\n    for: 2m\n"
+                + "  - name: arrives\n    when: allocated\n");
+        engine.replace(next);
+        out.clear();
+        run(engine, FakeScope.card(next, "n1", "GPU-1"), 60_000, 121_000, true);
+        assertEquals(List.of("arrives INACTIVE->FIRING at 60000 since 60000",
+                "stays PENDING->FIRING at 120000 since 0"), states(), "the pending clock kept running");
+        assertEquals(AlertState.INACTIVE, engine.state("goes", KEY));
+    }
+
+    @Test
+    void aThrowingRuleIsReportedAndTheOthersStillFire() {
+        RuleSet set = rules("  - name: broken\n    when: task == 'x'\n  - name: fine\n    when: allocated\n");
+        RuleEngine engine = new RuleEngine(set);
+        FakeScope card = FakeScope.card(set, "n1", "GPU-1").labelHook(k -> {
+            if (k.equals("task")) {
+                throw new IllegalStateException("attribution unavailable");
+            }
+            return null;
+        });
+        run(engine, card, 0, 1000, true);
+        assertEquals(List.of("fine INACTIVE->FIRING at 0 since 0"), states());
+        List<Diagnostic> errors = engine.runtimeErrors();
+        assertEquals(1, errors.size());
+        assertEquals("e.yml:6:11: error: rule `broken` on card/n1/GPU-1: when failed: IllegalStateException: "
+                + "attribution unavailable", errors.get(0).toString());
+    }
+
+    @Test
+    void forgetDropsAnInstancesState() {
+        RuleSet set = rules("  - name: held\n    when: allocated\n    for: 2m\n");
+        RuleEngine engine = new RuleEngine(set);
+        FakeScope card = FakeScope.card(set, "n1", "GPU-1");
+        run(engine, card, 0, 60_000, true);
+        engine.forget(KEY);
+        assertEquals(AlertState.INACTIVE, engine.state("held", KEY));
+        out.clear();
+        run(engine, card, 60_000, 61_000, true);
+        assertEquals(List.of("held INACTIVE->PENDING at 60000 since 60000"), states());
+    }
+
+    @Test
+    void onlyRulesOfTheEvaluatedScopeRun() {
+        RuleSet set = rules("  - name: on-node\n    scope: node\n    when: silentFor > 30s\n"
+                + "  - name: on-card\n    when: allocated\n");
+        RuleEngine engine = new RuleEngine(set);
+        FakeScope node = FakeScope.node(set, "n1").heard(0).allocated(true);
+        engine.evaluate(ScopeKind.NODE, "node/n1", node.at(31_000), out::add);
+        assertEquals(List.of("on-node INACTIVE->FIRING at 31000 since 31000"), states());
+        assertEquals(Map.of("alertname", "on-node", "severity", "page", "layer", "device", "node", "n1"),
+                out.get(0).labels());
+    }
+}
