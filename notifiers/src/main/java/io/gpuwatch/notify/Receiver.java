@@ -1,0 +1,19 @@
+package io.gpuwatch.notify;
+
+import io.vertx.core.Future;
+
+import java.util.List;
+
+/**
+ * Somewhere notifications go. A batch is one group of alerts (the routing stage decides what belongs
+ * together); a receiver delivers it as one message where its target understands groups (webhook) or one entry
+ * per alert (console). {@link #send} never throws: its future succeeds once the batch is delivered, or fails
+ * with a {@link DeliveryFailure} once the receiver has given up. An empty batch succeeds without sending.
+ */
+public interface Receiver {
+    /** The name configuration gives this receiver; it appears in payloads, logs and failures. */
+    String name();
+
+    /** Delivers one group of alerts, retrying as the receiver sees fit. */
+    Future<Void> send(List<Notification> batch);
+}

@@ -1,0 +1,116 @@
+package io.gpuwatch.notify.receiver.webhook;
+
+import io.gpuwatch.notify.Notification;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/**
+ * The Alertmanager webhook body, version "4", so anything that consumes Alertmanager webhooks consumes ours.
+ * Group-level fields describe the whole batch; {@code alerts} is cut to {@code maxAlerts} and the rest counted
+ * in {@code truncatedAlerts}. Until routing assigns group_by, a batch's group labels are the labels all its
+ * alerts share: for a single alert that is every label, as Alertmanager does with {@code group_by: ['...']}.
+ */
+final class AlertmanagerPayload {
+    /** Go's zero {@code time.Time}, which Alertmanager writes as the end of an alert that still fires. */
+    static final String ZERO_TIME = "0001-01-01T00:00:00Z";
+
+    private AlertmanagerPayload() {
+    }
+
+    static JsonObject build(String receiver, List<Notification> batch, String externalUrl, int maxAlerts) {
+        boolean firing = batch.stream().anyMatch(n -> n.status() == Notification.Status.FIRING);
+        Map<String, String> commonLabels = common(batch, Notification::labels);
+        Map<String, String> commonAnnotations = common(batch, Notification::annotations);
+        List<Notification> sent = maxAlerts > 0 && batch.size() > maxAlerts ? batch.subList(0, maxAlerts) : batch;
+        JsonArray alerts = new JsonArray();
+        for (Notification n : sent) {
+            alerts.add(new JsonObject()
+                    .put("status", status(n.status() == Notification.Status.FIRING))
+                    .put("labels", object(n.labels()))
+                    .put("annotations", object(n.annotations()))
+                    .put("startsAt", rfc3339(n.startsAt()))
+                    .put("endsAt", n.endsAt() == null ? ZERO_TIME : rfc3339(n.endsAt()))
+                    .put("generatorURL", n.generatorUrl())
+                    .put("fingerprint", n.fingerprint()));
+        }
+        return new JsonObject()
+                .put("receiver", receiver)
+                .put("status", status(firing))
+                .put("alerts", alerts)
+                .put("groupLabels", object(commonLabels))
+                .put("commonLabels", object(commonLabels))
+                .put("commonAnnotations", object(commonAnnotations))
+                .put("externalURL", externalUrl)
+                .put("version", "4")
+                .put("groupKey", groupKey(commonLabels))
+                .put("truncatedAlerts", batch.size() - sent.size());
+    }
+
+    /** Alertmanager's key for the root route: {@code {}:{alertname="X", node="n1"}}. */
+    static String groupKey(Map<String, String> groupLabels) {
+        StringBuilder sb = new StringBuilder("{}:{");
+        new TreeMap<>(groupLabels).forEach((k, v) -> sb.append(sb.length() > 4 ? ", " : "")
+                .append(k).append("=\"").append(quoted(v)).append('"'));
+        return sb.append('}').toString();
+    }
+
+    /** RFC 3339 in UTC with trailing fraction zeros dropped, as Go's RFC3339Nano writes it. */
+    static String rfc3339(Instant t) {
+        String s = DateTimeFormatter.ISO_INSTANT.format(t);
+        int dot = s.indexOf('.');
+        if (dot < 0) {
+            return s;
+        }
+        int end = s.length() - 1;
+        while (s.charAt(end - 1) == '0') {
+            end--;
+        }
+        return s.substring(0, end) + "Z";
+    }
+
+    private static String status(boolean firing) {
+        return firing ? "firing" : "resolved";
+    }
+
+    private static Map<String, String> common(List<Notification> batch, Function<Notification, Map<String, String>> of) {
+        if (batch.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, String> common = new HashMap<>(of.apply(batch.get(0)));
+        for (Notification n : batch.subList(1, batch.size())) {
+            Map<String, String> m = of.apply(n);
+            common.entrySet().removeIf(e -> !e.getValue().equals(m.get(e.getKey())));
+        }
+        return common;
+    }
+
+    // Go's encoding/json writes map keys sorted; so do we, so payloads diff cleanly.
+    private static JsonObject object(Map<String, String> m) {
+        JsonObject o = new JsonObject();
+        new TreeMap<>(m).forEach(o::put);
+        return o;
+    }
+
+    private static String quoted(String v) {
+        StringBuilder sb = new StringBuilder();
+        for (char c : v.toCharArray()) {
+            switch (c) {
+                case '\\' -> sb.append("\\\\");
+                case '"' -> sb.append("\\\"");
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                default -> sb.append(c);
+            }
+        }
+        return sb.toString();
+    }
+}
