@@ -1,0 +1,163 @@
+package io.gpuwatch.gateway.auth;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Per-node bearer tokens, kept only as SHA-256 hashes. A line of the file is
+ * {@code sha256:<hex> <node-pattern>} where the pattern is a node name or a glob with {@code *};
+ * {@code #} starts a comment.
+ */
+public final class TokenFile {
+    private static final HexFormat HEX = HexFormat.of();
+
+    private final List<Entry> entries;
+
+    /** One accepted token hash and the nodes it may speak for. */
+    public record Entry(byte[] hash, String nodePattern, Pattern nodeRegex, int line) {
+        /** True when this token may speak for the named node. */
+        public boolean allows(String node) {
+            return nodeRegex.matcher(node).matches();
+        }
+    }
+
+    /** A line of the file that could not be read, with its position. */
+    public record Problem(String file, int line, String message) {
+        @Override
+        public String toString() {
+            return file + ":" + line + ": error: " + message;
+        }
+    }
+
+    /** The outcome of reading a token file: the tokens, or every problem found. */
+    public record Load(TokenFile tokens, List<Problem> problems) {
+        public boolean ok() {
+            return problems.isEmpty();
+        }
+    }
+
+    private TokenFile(List<Entry> entries) {
+        this.entries = List.copyOf(entries);
+    }
+
+    /** A token store built in memory, for the embedded demo and tests. */
+    public static TokenFile of(List<Entry> entries) {
+        return new TokenFile(entries);
+    }
+
+    /** An entry accepting {@code token} for nodes matching {@code nodePattern}. */
+    public static Entry entry(String token, String nodePattern) {
+        return new Entry(sha256(token), nodePattern, glob(nodePattern), 0);
+    }
+
+    /** Reads a token file; any bad line rejects the whole file. */
+    public static Load read(Path file) {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return new Load(null, List.of(new Problem(file.toString(), 0, "cannot read token file: " + e.getMessage())));
+        }
+        return parse(file.toString(), lines);
+    }
+
+    /** Parses token-file lines; {@code name} is used in problem positions. */
+    public static Load parse(String name, List<String> lines) {
+        List<Entry> entries = new ArrayList<>();
+        List<Problem> problems = new ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i).strip();
+            int hash = line.indexOf('#');
+            if (hash >= 0) {
+                line = line.substring(0, hash).strip();
+            }
+            if (line.isEmpty()) {
+                continue;
+            }
+            String[] parts = line.split("\\s+");
+            if (parts.length != 2) {
+                problems.add(new Problem(name, i + 1, "expected 'sha256:<hex> <node-pattern>', got " + parts.length + " fields"));
+                continue;
+            }
+            if (!parts[0].startsWith("sha256:") || parts[0].length() != 7 + 64) {
+                problems.add(new Problem(name, i + 1, "token must be stored as sha256:<64 hex digits>, never in clear"));
+                continue;
+            }
+            byte[] digest;
+            try {
+                digest = HEX.parseHex(parts[0].substring(7));
+            } catch (IllegalArgumentException e) {
+                problems.add(new Problem(name, i + 1, "not a hex digest: " + parts[0].substring(7)));
+                continue;
+            }
+            if (!parts[1].matches("[A-Za-z0-9._*-]{1,253}")) {
+                problems.add(new Problem(name, i + 1, "node pattern may hold letters, digits, '.', '_', '-' and '*': " + parts[1]));
+                continue;
+            }
+            entries.add(new Entry(digest, parts[1], glob(parts[1]), i + 1));
+        }
+        return problems.isEmpty() ? new Load(new TokenFile(entries), List.of()) : new Load(null, problems);
+    }
+
+    /** The entry whose hash matches the presented token, compared in constant time. */
+    public Optional<Entry> find(String token) {
+        if (token == null || token.isEmpty()) {
+            return Optional.empty();
+        }
+        byte[] presented = sha256(token);
+        Entry found = null;
+        for (Entry e : entries) {
+            // every entry is compared so the time taken does not tell which one matched
+            if (MessageDigest.isEqual(e.hash(), presented) && found == null) {
+                found = e;
+            }
+        }
+        return Optional.ofNullable(found);
+    }
+
+    public int size() {
+        return entries.size();
+    }
+
+    /** A fresh random token (32 bytes, URL-safe hex). */
+    public static String newToken() {
+        byte[] b = new byte[32];
+        new SecureRandom().nextBytes(b);
+        return HEX.formatHex(b);
+    }
+
+    /** The line to store for a token: {@code sha256:<hex> <pattern>}. */
+    public static String line(String token, String nodePattern) {
+        return "sha256:" + HEX.formatHex(sha256(token)) + " " + nodePattern;
+    }
+
+    private static byte[] sha256(String token) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
+    }
+
+    private static Pattern glob(String pattern) {
+        StringBuilder re = new StringBuilder();
+        String[] parts = pattern.split("\\*", -1);
+        for (int i = 0; i < parts.length; i++) {
+            if (i > 0) {
+                re.append(".*");
+            }
+            re.append(Pattern.quote(parts[i]));
+        }
+        return Pattern.compile(re.toString());
+    }
+}

@@ -1,0 +1,16 @@
+package io.gpuwatch.gateway.ingest;
+
+import io.gpuwatch.protocol.Frame;
+import io.gpuwatch.protocol.Hello;
+
+/** Where ingest hands frames once they are authenticated, validated and de-duplicated. */
+public interface FrameSink {
+    /** A node said hello on a new connection. */
+    void hello(Hello hello);
+
+    /** A numbered frame of the node, seen for the first time. */
+    void frame(String node, Frame frame);
+
+    /** The node's connection closed. */
+    void disconnected(String node);
+}

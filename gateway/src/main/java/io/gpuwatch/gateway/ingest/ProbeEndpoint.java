@@ -1,0 +1,116 @@
+package io.gpuwatch.gateway.ingest;
+
+import io.gpuwatch.gateway.auth.TokenFile;
+import io.gpuwatch.protocol.codec.FrameCodec;
+import io.gpuwatch.protocol.codec.FrameLimits;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServerRequest;
+
+import java.time.InstantSource;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.logging.Logger;
+
+/**
+ * {@code GET /v1/probe}: checks the bearer token at the handshake (401 and nothing kept when wrong), then
+ * runs one {@link ProbeSession} per connection. Runs on the gateway's event loop.
+ */
+public final class ProbeEndpoint {
+    private static final Logger LOG = Logger.getLogger(ProbeEndpoint.class.getName());
+
+    private final Vertx vertx;
+    private final IngestConfig config;
+    private final Supplier<TokenFile> tokens;
+    private final FrameSink sink;
+    private final InstantSource clock;
+    private final FrameCodec codec;
+    private final SeqBook seqs = new SeqBook();
+    private final IngestCounters counters = new IngestCounters();
+    private final Map<String, ProbeSession> byNode = new HashMap<>();
+
+    public ProbeEndpoint(Vertx vertx, IngestConfig config, Supplier<TokenFile> tokens, FrameSink sink,
+                         InstantSource clock) {
+        this.vertx = vertx;
+        this.config = config;
+        this.tokens = tokens;
+        this.sink = sink;
+        this.clock = clock;
+        this.codec = new FrameCodec(new FrameLimits(config.maxFrameBytes(), config.maxCardsPerNode(),
+                FrameLimits.DEFAULTS.maxProcessesPerCard(), FrameLimits.DEFAULTS.maxStringChars()));
+    }
+
+    public IngestCounters counters() {
+        return counters;
+    }
+
+    /** Number of nodes with an open, welcomed connection. */
+    public int connectedNodes() {
+        return byNode.size();
+    }
+
+    /** Handles an upgrade request on the probe path. */
+    public void handle(HttpServerRequest request) {
+        Optional<TokenFile.Entry> entry = tokens.get().find(bearer(request.getHeader("Authorization")));
+        if (entry.isEmpty()) {
+            counters.refusedHandshakes.incrementAndGet();
+            LOG.info(() -> "refused probe handshake from " + request.remoteAddress() + ": missing or unknown token");
+            request.response().setStatusCode(401).putHeader("WWW-Authenticate", "Bearer realm=\"gpuwatch\"")
+                    .end("missing or unknown bearer token");
+            return;
+        }
+        if (!request.canUpgradeToWebSocket()) {
+            request.response().setStatusCode(400).end("this endpoint speaks WebSocket (protocol v1)");
+            return;
+        }
+        request.toWebSocket().onSuccess(ws -> {
+            counters.connections.incrementAndGet();
+            new ProbeSession(this, ws, entry.get()).start();
+        }).onFailure(e -> LOG.warning("WebSocket upgrade failed: " + e.getMessage()));
+    }
+
+    private static String bearer(String header) {
+        if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return null;
+        }
+        return header.substring(7).strip();
+    }
+
+    Vertx vertx() {
+        return vertx;
+    }
+
+    IngestConfig config() {
+        return config;
+    }
+
+    FrameSink sink() {
+        return sink;
+    }
+
+    long now() {
+        return clock.millis();
+    }
+
+    FrameCodec codec() {
+        return codec;
+    }
+
+    SeqBook seqs() {
+        return seqs;
+    }
+
+    /** A node's new connection replaces its old one, which may be half-open. */
+    void welcomed(String node, ProbeSession session) {
+        ProbeSession old = byNode.put(node, session);
+        if (old != null && old != session) {
+            old.replaced();
+        }
+    }
+
+    /** True when this session was still the node's current one. */
+    boolean closed(String node, ProbeSession session) {
+        return byNode.remove(node, session);
+    }
+}

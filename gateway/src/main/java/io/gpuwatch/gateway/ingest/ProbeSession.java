@@ -1,0 +1,229 @@
+package io.gpuwatch.gateway.ingest;
+
+import io.gpuwatch.gateway.auth.TokenFile;
+import io.gpuwatch.protocol.Ack;
+import io.gpuwatch.protocol.ConfigFrame;
+import io.gpuwatch.protocol.ErrorFrame;
+import io.gpuwatch.protocol.Event;
+import io.gpuwatch.protocol.Frame;
+import io.gpuwatch.protocol.Hello;
+import io.gpuwatch.protocol.Sample;
+import io.gpuwatch.protocol.Welcome;
+import io.gpuwatch.protocol.codec.Decoded;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.ServerWebSocket;
+
+import java.util.UUID;
+import java.util.logging.Logger;
+
+/** One probe connection: hello, then numbered frames, de-duplicated, rate-limited and acknowledged. */
+final class ProbeSession {
+    private static final Logger LOG = Logger.getLogger(ProbeSession.class.getName());
+    private static final short POLICY_VIOLATION = 1008;
+    private static final short TOO_BIG = 1009;
+
+    private final ProbeEndpoint endpoint;
+    private final ServerWebSocket ws;
+    private final TokenFile.Entry token;
+    private final TokenBucket bucket;
+    private String node;
+    private int badInRow;
+    private long unackedSeq = -1;
+    private long lastRateError;
+    private long ackTimer = -1;
+    private long helloTimer = -1;
+    private boolean closing;
+
+    ProbeSession(ProbeEndpoint endpoint, ServerWebSocket ws, TokenFile.Entry token) {
+        this.endpoint = endpoint;
+        this.ws = ws;
+        this.token = token;
+        IngestConfig c = endpoint.config();
+        this.bucket = new TokenBucket(c.maxFramesPerSecond(), c.burstFrames(), endpoint.now());
+    }
+
+    void start() {
+        ws.textMessageHandler(this::onText);
+        ws.binaryMessageHandler(this::onBinary);
+        ws.exceptionHandler(e -> LOG.fine(() -> where() + ": " + e.getMessage()));
+        ws.closeHandler(v -> onClose());
+        helloTimer = endpoint.vertx().setTimer(endpoint.config().helloTimeoutMs(), id -> {
+            if (node == null) {
+                fail("hello_timeout", null, "no hello within " + endpoint.config().helloTimeoutMs() + " ms", POLICY_VIOLATION);
+            }
+        });
+    }
+
+    private void onBinary(Buffer b) {
+        bad(new Decoded.Bad("bad_frame", null, "", "binary frames are not part of protocol v1; send JSON text frames"));
+    }
+
+    private void onText(String text) {
+        if (closing) {
+            return;
+        }
+        endpoint.counters().frames.incrementAndGet();
+        Decoded decoded = endpoint.codec().decode(text);
+        if (decoded instanceof Decoded.Bad bad) {
+            bad(bad);
+            return;
+        }
+        badInRow = 0;
+        Frame frame = ((Decoded.Ok) decoded).frame();
+        if (frame instanceof Hello hello) {
+            hello(hello);
+            return;
+        }
+        if (node == null) {
+            fail("hello_required", frame.seq(), "the first frame must be hello, got '" + frame.type() + "'", POLICY_VIOLATION);
+            return;
+        }
+        if (frame instanceof Sample s) {
+            sample(s);
+        } else if (frame instanceof Event e) {
+            event(e);
+        } else if (frame instanceof Welcome || frame instanceof Ack || frame instanceof ErrorFrame
+                || frame instanceof ConfigFrame) {
+            refuseGatewayFrame(frame);
+        } else {
+            taken(frame);
+        }
+    }
+
+    private void hello(Hello hello) {
+        if (node != null && !node.equals(hello.node())) {
+            fail("bad_hello", null, "this connection speaks for node '" + node + "', not '" + hello.node() + "'", POLICY_VIOLATION);
+            return;
+        }
+        if (!token.allows(hello.node())) {
+            fail("forbidden_node", null, "this token may not speak for node '" + hello.node() + "'", POLICY_VIOLATION);
+            return;
+        }
+        boolean first = node == null;
+        node = hello.node();
+        if (helloTimer >= 0) {
+            endpoint.vertx().cancelTimer(helloTimer);
+            helloTimer = -1;
+        }
+        long acked = endpoint.seqs().open(node, hello.bootId());
+        endpoint.sink().hello(hello);
+        if (first) {
+            endpoint.welcomed(node, this);
+            ackTimer = endpoint.vertx().setPeriodic(endpoint.config().ackIntervalMs(), id -> flushAck());
+        }
+        write(new Welcome(Frame.VERSION, UUID.randomUUID().toString(), acked, endpoint.config().intervalMs()));
+    }
+
+    private void sample(Sample s) {
+        if (!endpoint.seqs().take(node, s.seq())) {
+            duplicate(s.seq());
+            return;
+        }
+        unackedSeq = s.seq();
+        long now = endpoint.now();
+        if (!bucket.take(now)) {
+            // shedding samples keeps the connection's events flowing; the probe is told, at most once a second
+            endpoint.counters().shedSamples.incrementAndGet();
+            if (now - lastRateError >= 1000) {
+                lastRateError = now;
+                write(new ErrorFrame("rate_limited", s.seq(), "over " + endpoint.config().maxFramesPerSecond()
+                        + " frames/s: samples are being dropped; events are still taken"));
+            }
+            return;
+        }
+        endpoint.counters().samples.incrementAndGet();
+        endpoint.counters().cardReadings.addAndGet(s.cards().size());
+        endpoint.sink().frame(node, s);
+    }
+
+    private void event(Event e) {
+        if (!endpoint.seqs().take(node, e.seq())) {
+            duplicate(e.seq());
+            write(new Ack(e.seq()));
+            return;
+        }
+        endpoint.counters().events.incrementAndGet();
+        endpoint.sink().frame(node, e);
+        unackedSeq = -1;
+        write(new Ack(e.seq()));
+    }
+
+    private void taken(Frame frame) {
+        if (!endpoint.seqs().take(node, frame.seq())) {
+            duplicate(frame.seq());
+            return;
+        }
+        unackedSeq = frame.seq();
+        endpoint.sink().frame(node, frame);
+    }
+
+    private void duplicate(long seq) {
+        endpoint.counters().duplicates.incrementAndGet();
+        unackedSeq = Math.max(unackedSeq, seq);
+    }
+
+    private void refuseGatewayFrame(Frame frame) {
+        bad(new Decoded.Bad("bad_frame", null, "type",
+                "frame type '" + frame.type() + "' is sent by the gateway, not by producers"));
+    }
+
+    private void flushAck() {
+        if (unackedSeq >= 0) {
+            write(new Ack(unackedSeq));
+            unackedSeq = -1;
+        }
+    }
+
+    private void bad(Decoded.Bad bad) {
+        endpoint.counters().badFrames.incrementAndGet();
+        LOG.info(() -> where() + ": " + bad.code() + " at '" + bad.path() + "': " + bad.message());
+        if (bad.code().equals(Decoded.Bad.TOO_LARGE)) {
+            fail(bad.code(), bad.seq(), bad.message(), TOO_BIG);
+            return;
+        }
+        if (node == null) {
+            // nothing before a welcome is worth keeping a connection for
+            fail(bad.code(), bad.seq(), bad.message(), POLICY_VIOLATION);
+            return;
+        }
+        write(new ErrorFrame(bad.code(), bad.seq(), bad.message()));
+        if (++badInRow >= endpoint.config().maxBadFrames()) {
+            fail("too_many_bad_frames", bad.seq(), badInRow + " malformed frames in a row", POLICY_VIOLATION);
+        }
+    }
+
+    private void fail(String code, Long seq, String message, short closeCode) {
+        LOG.info(() -> where() + ": closing with " + closeCode + ": " + message);
+        write(new ErrorFrame(code, seq, message));
+        closing = true;
+        ws.close(closeCode, code);
+    }
+
+    /** A newer connection of the same node took over. */
+    void replaced() {
+        closing = true;
+        ws.close((short) 1000, "replaced by a newer connection of the same node");
+    }
+
+    private void write(Frame frame) {
+        if (!ws.isClosed()) {
+            ws.writeTextMessage(endpoint.codec().encode(frame));
+        }
+    }
+
+    private void onClose() {
+        if (ackTimer >= 0) {
+            endpoint.vertx().cancelTimer(ackTimer);
+        }
+        if (helloTimer >= 0) {
+            endpoint.vertx().cancelTimer(helloTimer);
+        }
+        if (node != null && endpoint.closed(node, this)) {
+            endpoint.sink().disconnected(node);
+        }
+    }
+
+    private String where() {
+        return "probe " + (node == null ? "?" : node) + " from " + ws.remoteAddress();
+    }
+}

@@ -1,0 +1,35 @@
+package io.gpuwatch.gateway.ingest;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The last sequence number taken from each node and boot, for at-least-once de-duplication.
+ * A new bootId starts the node's stream afresh.
+ */
+final class SeqBook {
+    private record Stream(String bootId, long lastSeq) {
+    }
+
+    private final Map<String, Stream> streams = new HashMap<>();
+
+    /** The last seq taken from this node+boot (0 when none), resetting the stream on a new boot. */
+    long open(String node, String bootId) {
+        Stream s = streams.get(node);
+        if (s == null || !s.bootId().equals(bootId)) {
+            streams.put(node, new Stream(bootId, 0));
+            return 0;
+        }
+        return s.lastSeq();
+    }
+
+    /** True when the seq is new for the node's current boot, and records it as taken. */
+    boolean take(String node, long seq) {
+        Stream s = streams.get(node);
+        if (s == null || seq <= s.lastSeq()) {
+            return false;
+        }
+        streams.put(node, new Stream(s.bootId(), seq));
+        return true;
+    }
+}

@@ -1,0 +1,181 @@
+package io.gpuwatch.gateway.state;
+
+import io.gpuwatch.gateway.window.EventLog;
+import io.gpuwatch.gateway.window.MetricWindow;
+import io.gpuwatch.protocol.CardInfo;
+import io.gpuwatch.protocol.CardReading;
+import io.gpuwatch.protocol.ProcessInfo;
+import io.gpuwatch.rules.SeriesSpec;
+import io.gpuwatch.rules.scope.Series;
+import io.gpuwatch.rules.scope.ScopeView;
+
+import java.util.List;
+import java.util.Map;
+
+/** One card's windows, events and attribution, read by card-scope rules; owned by the gateway's event loop. */
+public final class CardState implements ScopeView {
+    private final NodeState node;
+    private final String uuid;
+    private final Map<String, String> identity;
+    private final EventLog events;
+    private CardInfo info;
+    private Series[] seriesView = new Series[0];
+    private MetricWindow[] windows = new MetricWindow[0];
+    private List<SeriesSpec> specs = List.of();
+    private List<ProcessInfo> processes = List.of();
+    private long lastSampleAt;
+    private long now;
+
+    CardState(NodeState node, String uuid, CardInfo info, EventLog events) {
+        this.node = node;
+        this.uuid = uuid;
+        this.info = info;
+        this.events = events;
+        this.identity = Map.of("node", node.name(), "uuid", uuid);
+    }
+
+    public String uuid() {
+        return uuid;
+    }
+
+    public NodeState node() {
+        return node;
+    }
+
+    /** The key a rule engine tracks this card's alert states under. */
+    public String instanceKey() {
+        return "card/" + node.name() + "/" + uuid;
+    }
+
+    public long lastSampleAt() {
+        return lastSampleAt;
+    }
+
+    void info(CardInfo info) {
+        this.info = info;
+    }
+
+    /** Gives the card one window per series the loaded rules read, keeping the data of series that stay. */
+    void useSeries(List<SeriesSpec> next) {
+        MetricWindow[] nextWindows = new MetricWindow[next.size()];
+        for (SeriesSpec spec : next) {
+            MetricWindow kept = null;
+            for (int i = 0; i < specs.size(); i++) {
+                SeriesSpec old = specs.get(i);
+                if (old.name().equals(spec.name()) && old.windowMs() >= spec.windowMs()) {
+                    kept = windows[i];
+                }
+            }
+            nextWindows[spec.id()] = kept != null ? kept : new MetricWindow(FleetState.shapeFor(spec));
+        }
+        this.specs = List.copyOf(next);
+        this.windows = nextWindows;
+        this.seriesView = nextWindows.clone();
+    }
+
+    /** Appends one reading: raw series first, then the series derived from them at the same instant. */
+    void append(long ts, CardReading reading) {
+        lastSampleAt = ts;
+        processes = reading.processes();
+        for (int i = 0; i < windows.length; i++) {
+            SeriesSpec spec = specs.get(i);
+            if (spec.metric() != null) {
+                windows[i].append(ts, reading.values().get(spec.metric()));
+            }
+        }
+        at(ts);
+        for (int i = 0; i < windows.length; i++) {
+            SeriesSpec spec = specs.get(i);
+            if (spec.derivation() != null) {
+                // a card that sent no readings this time has nothing to derive from
+                double v = reading.values().isEmpty() ? Double.NaN : spec.derivation().derive(this);
+                windows[i].append(ts, v);
+                windows[i].at(ts);
+            }
+        }
+    }
+
+    void event(long ts, String kind, int code) {
+        events.add(ts, kind, code);
+    }
+
+    /** Sets the evaluation time every window function is relative to. */
+    public CardState at(long nowMs) {
+        this.now = nowMs;
+        for (MetricWindow w : windows) {
+            w.at(nowMs);
+        }
+        events.at(nowMs);
+        return this;
+    }
+
+    /** Bytes held by this card's windows and event log. */
+    public long retainedBytes() {
+        long total = events.retainedBytes();
+        for (MetricWindow w : windows) {
+            total += w.retainedBytes();
+        }
+        return total;
+    }
+
+    @Override
+    public long now() {
+        return now;
+    }
+
+    @Override
+    public String label(String key) {
+        switch (key) {
+            case "node":
+                return node.name();
+            case "card.uuid":
+                return uuid;
+            case "card.name":
+                return info == null || info.name() == null ? uuid : info.name();
+            case "card.index":
+                return info == null ? null : Integer.toString(info.index());
+            case "task":
+                return processes.isEmpty() ? null : processes.get(0).task();
+            case "owner":
+                return processes.isEmpty() ? null : processes.get(0).owner();
+            case "business":
+                return processes.isEmpty() ? null : processes.get(0).business();
+            default:
+                return node.label(key);
+        }
+    }
+
+    @Override
+    public Map<String, String> identity() {
+        return identity;
+    }
+
+    @Override
+    public Series series(int seriesId) {
+        return seriesId >= 0 && seriesId < seriesView.length ? seriesView[seriesId] : Series.EMPTY;
+    }
+
+    MetricWindow window(int seriesId) {
+        return windows[seriesId];
+    }
+
+    @Override
+    public int countEvents(String kind, int code, long windowMs) {
+        return events.count(kind, code, windowMs);
+    }
+
+    @Override
+    public List<String> distinctEvents(String kind, int code, long windowMs) {
+        return events.distinct(kind, code, windowMs);
+    }
+
+    @Override
+    public long silentForMs() {
+        return node.silentForMs(now);
+    }
+
+    @Override
+    public boolean allocated() {
+        return !processes.isEmpty();
+    }
+}

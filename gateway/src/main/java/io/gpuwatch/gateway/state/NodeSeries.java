@@ -1,0 +1,113 @@
+package io.gpuwatch.gateway.state;
+
+import io.gpuwatch.rules.scope.Series;
+
+import java.util.function.ToDoubleFunction;
+
+/**
+ * A series of a node pooled over its cards: avg/min/max/count/sum over every card's samples,
+ * increase/rate/slope summed (the node's total), last the highest of the cards' last values.
+ */
+final class NodeSeries implements Series {
+    private final NodeState node;
+    private final int id;
+
+    NodeSeries(NodeState node, int id) {
+        this.node = node;
+        this.id = id;
+    }
+
+    @Override
+    public double last() {
+        double best = Double.NaN;
+        for (CardState card : node.cards()) {
+            double v = card.series(id).last();
+            if (!Double.isNaN(v) && (Double.isNaN(best) || v > best)) {
+                best = v;
+            }
+        }
+        return best;
+    }
+
+    @Override
+    public double avg(long windowMs) {
+        double sum = 0;
+        double count = 0;
+        for (CardState card : node.cards()) {
+            Series s = card.series(id);
+            double n = s.count(windowMs);
+            if (n > 0) {
+                sum += s.sum(windowMs);
+                count += n;
+            }
+        }
+        return count == 0 ? Double.NaN : sum / count;
+    }
+
+    @Override
+    public double min(long windowMs) {
+        double best = Double.NaN;
+        for (CardState card : node.cards()) {
+            double v = card.series(id).min(windowMs);
+            if (!Double.isNaN(v) && (Double.isNaN(best) || v < best)) {
+                best = v;
+            }
+        }
+        return best;
+    }
+
+    @Override
+    public double max(long windowMs) {
+        double best = Double.NaN;
+        for (CardState card : node.cards()) {
+            double v = card.series(id).max(windowMs);
+            if (!Double.isNaN(v) && (Double.isNaN(best) || v > best)) {
+                best = v;
+            }
+        }
+        return best;
+    }
+
+    @Override
+    public double sum(long windowMs) {
+        return total(s -> s.sum(windowMs));
+    }
+
+    @Override
+    public double count(long windowMs) {
+        double n = 0;
+        for (CardState card : node.cards()) {
+            n += card.series(id).count(windowMs);
+        }
+        return n;
+    }
+
+    @Override
+    public double increase(long windowMs) {
+        return total(s -> s.increase(windowMs));
+    }
+
+    @Override
+    public double rate(long windowMs) {
+        return total(s -> s.rate(windowMs));
+    }
+
+    @Override
+    public double slope(long windowMs) {
+        return total(s -> s.slope(windowMs));
+    }
+
+    /** Sum over the cards that have data; NaN when none has. */
+    private double total(ToDoubleFunction<Series> f) {
+        double total = 0;
+        boolean any = false;
+        for (CardState card : node.cards()) {
+            double v = f.applyAsDouble(card.series(id));
+            if (!Double.isNaN(v)) {
+                total += v;
+                any = true;
+            }
+        }
+        return any ? total : Double.NaN;
+    }
+}

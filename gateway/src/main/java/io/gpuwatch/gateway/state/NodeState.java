@@ -1,0 +1,192 @@
+package io.gpuwatch.gateway.state;
+
+import io.gpuwatch.gateway.window.EventLog;
+import io.gpuwatch.protocol.CardInfo;
+import io.gpuwatch.protocol.Hello;
+import io.gpuwatch.rules.SeriesSpec;
+import io.gpuwatch.rules.scope.Series;
+import io.gpuwatch.rules.scope.ScopeView;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** One node: its cards, its node-wide events and when it last spoke; read by node-scope rules. */
+public final class NodeState implements ScopeView {
+    private final String name;
+    private final Map<String, String> identity;
+    private final Map<String, CardState> cards = new LinkedHashMap<>();
+    private final EventLog events;
+    private final FleetState fleet;
+    private Map<String, String> labels = Map.of();
+    private String bootId;
+    private long lastFrameAt;
+    private boolean connected;
+    private NodeSeries[] series = new NodeSeries[0];
+    private long now;
+
+    NodeState(FleetState fleet, String name, EventLog events) {
+        this.fleet = fleet;
+        this.name = name;
+        this.events = events;
+        this.identity = Map.of("node", name);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String bootId() {
+        return bootId;
+    }
+
+    public boolean connected() {
+        return connected;
+    }
+
+    public long lastFrameAt() {
+        return lastFrameAt;
+    }
+
+    /** The key a rule engine tracks this node's alert states under. */
+    public String instanceKey() {
+        return "node/" + name;
+    }
+
+    public Collection<CardState> cards() {
+        return Collections.unmodifiableCollection(cards.values());
+    }
+
+    public CardState card(String uuid) {
+        return cards.get(uuid);
+    }
+
+    /** Takes a hello: the node's labels and card list; cards it no longer lists are dropped. */
+    void hello(Hello hello, long at) {
+        this.bootId = hello.bootId();
+        this.labels = hello.labels();
+        this.lastFrameAt = at;
+        this.connected = true;
+        List<String> listed = new ArrayList<>();
+        for (CardInfo info : hello.cards()) {
+            listed.add(info.uuid());
+            CardState card = cards.get(info.uuid());
+            if (card == null) {
+                cardFor(info.uuid(), info);
+            } else {
+                card.info(info);
+            }
+        }
+        cards.keySet().removeIf(uuid -> !listed.contains(uuid));
+    }
+
+    /** The card of this uuid, created when a sample names one that hello did not. */
+    CardState cardFor(String uuid, CardInfo info) {
+        CardState card = cards.get(uuid);
+        if (card == null) {
+            card = new CardState(this, uuid, info, fleet.newEventLog());
+            card.useSeries(fleet.series());
+            cards.put(uuid, card);
+        }
+        return card;
+    }
+
+    void heard(long at) {
+        lastFrameAt = Math.max(lastFrameAt, at);
+    }
+
+    void disconnected() {
+        connected = false;
+    }
+
+    void event(long ts, String kind, int code) {
+        events.add(ts, kind, code);
+    }
+
+    void useSeries(List<SeriesSpec> specs) {
+        NodeSeries[] next = new NodeSeries[specs.size()];
+        for (SeriesSpec spec : specs) {
+            next[spec.id()] = new NodeSeries(this, spec.id());
+        }
+        series = next;
+        for (CardState card : cards.values()) {
+            card.useSeries(specs);
+        }
+    }
+
+    long silentForMs(long at) {
+        return Math.max(0, at - lastFrameAt);
+    }
+
+    /** Sets the evaluation time for the node and all of its cards. */
+    public NodeState at(long nowMs) {
+        this.now = nowMs;
+        events.at(nowMs);
+        for (CardState card : cards.values()) {
+            card.at(nowMs);
+        }
+        return this;
+    }
+
+    @Override
+    public long now() {
+        return now;
+    }
+
+    @Override
+    public String label(String key) {
+        if (key.equals("node")) {
+            return name;
+        }
+        if (key.startsWith("labels.")) {
+            return labels.get(key.substring("labels.".length()));
+        }
+        return null;
+    }
+
+    @Override
+    public Map<String, String> identity() {
+        return identity;
+    }
+
+    @Override
+    public Series series(int seriesId) {
+        return seriesId >= 0 && seriesId < series.length ? series[seriesId] : Series.EMPTY;
+    }
+
+    @Override
+    public int countEvents(String kind, int code, long windowMs) {
+        return events.count(kind, code, windowMs);
+    }
+
+    @Override
+    public List<String> distinctEvents(String kind, int code, long windowMs) {
+        return events.distinct(kind, code, windowMs);
+    }
+
+    @Override
+    public long silentForMs() {
+        return silentForMs(now);
+    }
+
+    @Override
+    public boolean allocated() {
+        for (CardState card : cards.values()) {
+            if (card.allocated()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public long retainedBytes() {
+        long total = events.retainedBytes();
+        for (CardState card : cards.values()) {
+            total += card.retainedBytes();
+        }
+        return total;
+    }
+}

@@ -1,0 +1,461 @@
+package io.gpuwatch.gateway.window;
+
+import io.gpuwatch.rules.scope.Series;
+import java.util.Arrays;
+
+/**
+ * The sliding window over one series of one card: float32 slots at the sample resolution for the recent part
+ * (fine tier) and buckets of count, sum, min, max and counter increase for the older part (coarse tier), all in
+ * primitive arrays allocated once.
+ *
+ * <p>A sample is placed at the start of its slot, and a window function covers the samples placed in
+ * {@code (now - windowMs, now]}, {@code now} being the time last given to {@link #at} (until then, the newest
+ * sample). Over the fine tier results are exact up to float32 storage. A coarse bucket that straddles the far
+ * edge of a window is included whole: every result is then the exact result over a window whose far edge lies
+ * earlier by less than one bucket. Slope treats the samples of a bucket as lying at the centre of the bucket
+ * (of its rolled part for the youngest one), which is exact for data linear in time and no gaps.
+ *
+ * <p>Not thread-safe: one owner appends and evaluates.
+ */
+public final class MetricWindow implements Series {
+    /** Prometheus' lookback delta: how old the newest sample may be for {@link #last()}, and the longest gap a
+     * counter delta is taken across. */
+    public static final long LOOKBACK_MS = 300_000;
+
+    private static final long NONE = Long.MIN_VALUE;
+    // Caps a window so that now - window cannot overflow; 2^50 ms is some 35,000 years.
+    private static final long MAX_WINDOW_MS = 1L << 50;
+    private static final byte[] NO_COUNTS = new byte[0];
+
+    // Layout of one bucket in the values array, after the fine slots.
+    private static final int SUM = 0;
+    private static final int MIN = 1;
+    private static final int MAX = 2;
+    private static final int INC = 3;
+    private static final int FIELDS = 4;
+
+    private static final int COUNT = 0;
+    private static final int TOTAL = 1;
+    private static final int LOWEST = 2;
+    private static final int HIGHEST = 3;
+
+    // JVM layout estimates, compressed references: object header 12 bytes, array header 16, 8-byte alignment.
+    static final int OBJECT_HEADER = 12;
+    static final int ARRAY_HEADER = 16;
+    // 3 references, 7 longs, 3 ints, 1 float.
+    private static final long SHALLOW_BYTES = align(OBJECT_HEADER + 3 * 4 + 7 * 8 + 3 * 4 + 4);
+
+    private final WindowShape shape;
+    private final long res;
+    private final long lookbackSlots;
+    private final int fine;
+    private final int bucketSlots;
+    private final int buckets;
+    /** Fine slots (NaN = no sample), then {@link #FIELDS} floats per bucket. */
+    private final float[] values;
+    /** Samples per bucket as an unsigned byte; 0 = empty. */
+    private final byte[] counts;
+
+    private long newestSlot = NONE;
+    private long newestBucket = NONE;
+    /** The newest sample that has left the fine tier: predecessor of the oldest fine sample. */
+    private long rolledSlot = NONE;
+    private float rolledValue = Float.NaN;
+    private long nowMs = NONE;
+    private long ignoredLate;
+
+    /** An empty window of the given shape. */
+    public MetricWindow(WindowShape shape) {
+        this.shape = shape;
+        this.res = shape.resolutionMs();
+        this.lookbackSlots = LOOKBACK_MS / res;
+        this.fine = shape.fineSlots();
+        this.buckets = shape.coarseBuckets();
+        this.bucketSlots = buckets == 0 ? 0 : shape.slotsPerBucket();
+        this.values = new float[fine + buckets * FIELDS];
+        this.counts = buckets == 0 ? NO_COUNTS : new byte[buckets];
+        Arrays.fill(values, 0, fine, Float.NaN);
+    }
+
+    /** The shape this window was sized with. */
+    public WindowShape shape() {
+        return shape;
+    }
+
+    /**
+     * Records a reading. NaN or a value outside float range means no reading and stores nothing; a second
+     * reading in the same slot replaces the first; a reading older than the fine tier is ignored and counted.
+     */
+    public void append(long tsMs, double value) {
+        float v = (float) value;
+        if (!Float.isFinite(v)) {
+            return;
+        }
+        long slot = Math.floorDiv(tsMs, res);
+        if (newestSlot == NONE) {
+            newestSlot = slot;
+        } else if (slot > newestSlot) {
+            advanceTo(slot);
+        } else if (slot <= newestSlot - fine) {
+            ignoredLate++;
+            return;
+        }
+        values[fineIndex(slot)] = v;
+    }
+
+    /** Sets the evaluation time the window functions end at; returns this window. */
+    public MetricWindow at(long nowMs) {
+        this.nowMs = nowMs;
+        return this;
+    }
+
+    /** Readings ignored because they arrived after their slot had left the fine tier. */
+    public long ignoredLate() {
+        return ignoredLate;
+    }
+
+    /** Heap held by this window: the object and its arrays, by the usual 64-bit JVM layout. */
+    public long retainedBytes() {
+        long bytes = SHALLOW_BYTES + arrayBytes(values.length, Float.BYTES);
+        return counts == NO_COUNTS ? bytes : bytes + arrayBytes(counts.length, 1);
+    }
+
+    /** The newest sample at or before now, if it is at most {@link #LOOKBACK_MS} old; NaN otherwise. */
+    @Override
+    public double last() {
+        if (newestSlot == NONE) {
+            return Double.NaN;
+        }
+        long now = now();
+        long hi = Math.floorDiv(now, res);
+        long lo = Math.floorDiv(now - LOOKBACK_MS, res) + 1;
+        long fineFirst = newestSlot - fine + 1;
+        long from = Math.min(hi, newestSlot);
+        long to = Math.max(lo, fineFirst);
+        if (from >= to) {
+            int i = fineIndex(from);
+            for (long s = from; s >= to; s--) {
+                if (!Float.isNaN(values[i])) {
+                    return values[i];
+                }
+                i = i == 0 ? fine - 1 : i - 1;
+            }
+        }
+        // Only the newest rolled sample is known individually; when now lies before it, last is unknown.
+        if (rolledSlot != NONE && rolledSlot <= hi && rolledSlot >= lo) {
+            return rolledValue;
+        }
+        return Double.NaN;
+    }
+
+    @Override
+    public double avg(long windowMs) {
+        double n = fold(windowMs, COUNT);
+        return n == 0 ? Double.NaN : fold(windowMs, TOTAL) / n;
+    }
+
+    @Override
+    public double min(long windowMs) {
+        return fold(windowMs, LOWEST);
+    }
+
+    @Override
+    public double max(long windowMs) {
+        return fold(windowMs, HIGHEST);
+    }
+
+    @Override
+    public double sum(long windowMs) {
+        return fold(windowMs, TOTAL);
+    }
+
+    @Override
+    public double count(long windowMs) {
+        return fold(windowMs, COUNT);
+    }
+
+    /**
+     * The sum over the window's samples of each one's rise from the sample before it (which may lie before the
+     * window), a drop counting as a reset to zero. A sample with no predecessor within {@link #LOOKBACK_MS}
+     * adds nothing. NaN when the window has no sample.
+     */
+    @Override
+    public double increase(long windowMs) {
+        if (newestSlot == NONE || windowMs <= 0) {
+            return Double.NaN;
+        }
+        long now = now();
+        long lo = firstSlot(now, windowMs);
+        long hi = Math.floorDiv(now, res);
+        long fineFirst = newestSlot - fine + 1;
+        long n = 0;
+        double inc = 0;
+        if (reachesCoarse(lo, fineFirst)) {
+            long last = lastBucket(hi, fineFirst);
+            for (long q = firstBucket(lo); q <= last; q++) {
+                int b = bucketIndex(q);
+                int c = counts[b] & 0xFF;
+                if (c != 0) {
+                    n += c;
+                    inc += values[fine + b * FIELDS + INC];
+                }
+            }
+        }
+        // Walk the whole fine tier so that the first sample in the window has its predecessor.
+        long prevSlot = rolledSlot;
+        float prev = rolledValue;
+        long to = Math.min(hi, newestSlot);
+        int i = fineIndex(fineFirst);
+        for (long s = fineFirst; s <= to; s++) {
+            float v = values[i];
+            if (!Float.isNaN(v)) {
+                if (s >= lo) {
+                    n++;
+                    inc += delta(prevSlot, prev, s, v);
+                }
+                prevSlot = s;
+                prev = v;
+            }
+            if (++i == fine) {
+                i = 0;
+            }
+        }
+        return n == 0 ? Double.NaN : inc;
+    }
+
+    /** {@link #increase} divided by the window in seconds. */
+    @Override
+    public double rate(long windowMs) {
+        return increase(windowMs) / (windowMs / 1000.0);
+    }
+
+    /** Least-squares slope per second; NaN with fewer than two distinct sample times. */
+    @Override
+    public double slope(long windowMs) {
+        if (newestSlot == NONE || windowMs <= 0) {
+            return Double.NaN;
+        }
+        long now = now();
+        long lo = firstSlot(now, windowMs);
+        long hi = Math.floorDiv(now, res);
+        long fineFirst = newestSlot - fine + 1;
+        boolean coarse = reachesCoarse(lo, fineFirst);
+        long qFirst = coarse ? firstBucket(lo) : 0;
+        long qLast = coarse ? lastBucket(hi, fineFirst) : -1;
+        long from = Math.max(lo, fineFirst);
+        long to = Math.min(hi, newestSlot);
+
+        // Two passes (means, then centred sums) keep precision for large, nearly constant values.
+        double n = 0;
+        double sx = 0;
+        double sy = 0;
+        for (long q = qFirst; q <= qLast; q++) {
+            int b = bucketIndex(q);
+            int c = counts[b] & 0xFF;
+            if (c != 0) {
+                n += c;
+                sx += c * bucketCentre(q, fineFirst, now);
+                sy += values[fine + b * FIELDS + SUM];
+            }
+        }
+        int i = fineIndex(from);
+        for (long s = from; s <= to; s++) {
+            float v = values[i];
+            if (!Float.isNaN(v)) {
+                n++;
+                sx += seconds(s, now);
+                sy += v;
+            }
+            if (++i == fine) {
+                i = 0;
+            }
+        }
+        if (n < 2) {
+            return Double.NaN;
+        }
+        double mx = sx / n;
+        double my = sy / n;
+        double sxx = 0;
+        double sxy = 0;
+        for (long q = qFirst; q <= qLast; q++) {
+            int b = bucketIndex(q);
+            int c = counts[b] & 0xFF;
+            if (c != 0) {
+                double dx = bucketCentre(q, fineFirst, now) - mx;
+                sxx += c * dx * dx;
+                sxy += dx * (values[fine + b * FIELDS + SUM] - c * my);
+            }
+        }
+        i = fineIndex(from);
+        for (long s = from; s <= to; s++) {
+            float v = values[i];
+            if (!Float.isNaN(v)) {
+                double dx = seconds(s, now) - mx;
+                sxx += dx * dx;
+                sxy += dx * (v - my);
+            }
+            if (++i == fine) {
+                i = 0;
+            }
+        }
+        return sxx == 0 ? Double.NaN : sxy / sxx;
+    }
+
+    private double fold(long windowMs, int op) {
+        if (newestSlot == NONE || windowMs <= 0) {
+            return op == COUNT ? 0 : Double.NaN;
+        }
+        long now = now();
+        long lo = firstSlot(now, windowMs);
+        long hi = Math.floorDiv(now, res);
+        long fineFirst = newestSlot - fine + 1;
+        long n = 0;
+        double acc = op == LOWEST ? Double.POSITIVE_INFINITY : op == HIGHEST ? Double.NEGATIVE_INFINITY : 0;
+        if (reachesCoarse(lo, fineFirst)) {
+            long last = lastBucket(hi, fineFirst);
+            for (long q = firstBucket(lo); q <= last; q++) {
+                int b = bucketIndex(q);
+                int c = counts[b] & 0xFF;
+                if (c != 0) {
+                    n += c;
+                    int base = fine + b * FIELDS;
+                    acc = switch (op) {
+                        case TOTAL -> acc + values[base + SUM];
+                        case LOWEST -> Math.min(acc, values[base + MIN]);
+                        case HIGHEST -> Math.max(acc, values[base + MAX]);
+                        default -> acc;
+                    };
+                }
+            }
+        }
+        long from = Math.max(lo, fineFirst);
+        long to = Math.min(hi, newestSlot);
+        int i = fineIndex(from);
+        for (long s = from; s <= to; s++) {
+            float v = values[i];
+            if (!Float.isNaN(v)) {
+                n++;
+                acc = switch (op) {
+                    case TOTAL -> acc + v;
+                    case LOWEST -> Math.min(acc, v);
+                    case HIGHEST -> Math.max(acc, v);
+                    default -> acc;
+                };
+            }
+            if (++i == fine) {
+                i = 0;
+            }
+        }
+        if (op == COUNT) {
+            return n;
+        }
+        return n == 0 ? Double.NaN : acc;
+    }
+
+    /** Moves the fine tier forward, rolling the slots that leave it into the coarse tier. */
+    private void advanceTo(long slot) {
+        long last = Math.min(newestSlot, slot - fine);
+        long first = newestSlot - fine + 1;
+        if (first <= last) {
+            int i = fineIndex(first);
+            for (long s = first; s <= last; s++) {
+                float v = values[i];
+                if (!Float.isNaN(v)) {
+                    roll(s, v);
+                    values[i] = Float.NaN;
+                }
+                if (++i == fine) {
+                    i = 0;
+                }
+            }
+        }
+        newestSlot = slot;
+    }
+
+    private void roll(long slot, float v) {
+        double d = delta(rolledSlot, rolledValue, slot, v);
+        rolledSlot = slot;
+        rolledValue = v;
+        if (buckets == 0) {
+            return;
+        }
+        // Slots leave the fine tier in order, so buckets only ever move forward.
+        long q = Math.floorDiv(slot, bucketSlots);
+        if (newestBucket == NONE || q > newestBucket) {
+            long clearFrom = newestBucket == NONE ? q : Math.max(newestBucket + 1, q - buckets + 1);
+            for (long b = clearFrom; b <= q; b++) {
+                counts[bucketIndex(b)] = 0;
+            }
+            newestBucket = q;
+        }
+        int b = bucketIndex(q);
+        int base = fine + b * FIELDS;
+        int c = counts[b] & 0xFF;
+        if (c == 0) {
+            values[base + SUM] = v;
+            values[base + MIN] = v;
+            values[base + MAX] = v;
+            values[base + INC] = (float) d;
+        } else {
+            values[base + SUM] += v;
+            values[base + MIN] = Math.min(values[base + MIN], v);
+            values[base + MAX] = Math.max(values[base + MAX], v);
+            values[base + INC] += (float) d;
+        }
+        counts[b] = (byte) (c + 1);
+    }
+
+    private double delta(long prevSlot, float prev, long slot, float v) {
+        if (prevSlot == NONE || slot - prevSlot > lookbackSlots) {
+            return 0;
+        }
+        return v >= prev ? (double) v - prev : v;
+    }
+
+    private long now() {
+        return nowMs != NONE ? nowMs : newestSlot * res;
+    }
+
+    private long firstSlot(long now, long windowMs) {
+        return Math.floorDiv(now - Math.min(windowMs, MAX_WINDOW_MS), res) + 1;
+    }
+
+    private boolean reachesCoarse(long lo, long fineFirst) {
+        return buckets > 0 && newestBucket != NONE && lo < fineFirst;
+    }
+
+    private long firstBucket(long lo) {
+        return Math.max(Math.floorDiv(lo, bucketSlots), newestBucket - buckets + 1);
+    }
+
+    private long lastBucket(long hi, long fineFirst) {
+        return Math.min(Math.floorDiv(Math.min(hi, fineFirst - 1), bucketSlots), newestBucket);
+    }
+
+    /** Time of the bucket's centre in seconds from now; the youngest bucket only covers its rolled slots. */
+    private double bucketCentre(long q, long fineFirst, long now) {
+        long first = q * bucketSlots;
+        long last = Math.min(first + bucketSlots - 1, fineFirst - 1);
+        return ((first + last) * 0.5 * res - now) / 1000.0;
+    }
+
+    private double seconds(long slot, long now) {
+        return (slot * res - now) / 1000.0;
+    }
+
+    private int fineIndex(long slot) {
+        return (int) Math.floorMod(slot, (long) fine);
+    }
+
+    private int bucketIndex(long q) {
+        return (int) Math.floorMod(q, (long) buckets);
+    }
+
+    static long arrayBytes(int length, int elementBytes) {
+        return align(ARRAY_HEADER + (long) length * elementBytes);
+    }
+
+    static long align(long bytes) {
+        return (bytes + 7) & ~7L;
+    }
+}

@@ -1,0 +1,120 @@
+package io.gpuwatch.gateway.eval;
+
+import io.gpuwatch.gateway.ledger.MemoryLedger;
+import io.gpuwatch.gateway.state.FleetState;
+import io.gpuwatch.notify.Notification;
+import io.gpuwatch.protocol.CardInfo;
+import io.gpuwatch.protocol.CardReading;
+import io.gpuwatch.protocol.Event;
+import io.gpuwatch.protocol.Hello;
+import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.protocol.MetricValues;
+import io.gpuwatch.protocol.Sample;
+import io.gpuwatch.rules.RuleLoad;
+import io.gpuwatch.rules.RuleSet;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** State → rules → ledger with a stepped clock: what a user would see as notifications. */
+class PipelineTest {
+    private static final long T0 = 1_764_700_000_000L;
+    private static final String RULES = """
+            group: pipeline
+            layer: device
+            scope: card
+            rules:
+              - name: too-hot
+                severity: ticket
+                when: avg(tempC, 30s) > 85
+                for: 1m
+                summary: "@{card.name} on @{node} at @{tempC} C"
+              - name: xid-fallen-off-bus
+                severity: page
+                when: count(events('xid', 79), 10m) > 0
+                summary: "@{card.uuid} on @{node} fell off the bus"
+              - name: node-silent
+                scope: node
+                severity: page
+                when: silentFor > 30s
+            """;
+
+    private final List<Notification> sent = new ArrayList<>();
+    private final FleetState fleet = new FleetState();
+    private final MemoryLedger ledger = new MemoryLedger(100, "http://gw");
+    private Evaluator evaluator;
+
+    private void setUp() {
+        RuleLoad load = RuleSet.parse("pipeline.yml", RULES);
+        assertTrue(load.ok(), load.diagnostics().toString());
+        evaluator = new Evaluator(fleet, load.ruleSet(), t -> ledger.apply(t, sent::add));
+        fleet.hello(new Hello(1, "node-1", "boot", "test", null, null, Map.of(),
+                List.of(new CardInfo("GPU-1", 0, "NVIDIA H100", null, null, null, null, null),
+                        new CardInfo("GPU-2", 1, "NVIDIA H100", null, null, null, null, null))), T0);
+    }
+
+    private void sample(long at, double temp1, double temp2) {
+        Sample s = new Sample(0, at, List.of(
+                new CardReading("GPU-1", MetricValues.builder().set(Metric.TEMP_C, temp1).build(), List.of()),
+                new CardReading("GPU-2", MetricValues.builder().set(Metric.TEMP_C, temp2).build(), List.of())));
+        fleet.sample("node-1", s, at, card -> evaluator.card(card, at));
+        evaluator.tick(at, 1000);
+    }
+
+    @Test
+    void aConditionTrueForTenMinutesPagesOnceAndResolvesOnce() {
+        setUp();
+        for (int s = 0; s <= 900; s++) {
+            double hot = s < 600 ? 95 : 60;
+            sample(T0 + s * 1000L, hot, 60);
+        }
+        assertEquals(2, sent.size(), sent.toString());
+        Notification firing = sent.get(0);
+        assertEquals(Notification.Status.FIRING, firing.status());
+        assertEquals("too-hot", firing.labels().get("alertname"));
+        assertEquals("GPU-1", firing.labels().get("uuid"));
+        assertEquals("node-1", firing.labels().get("node"));
+        assertEquals("NVIDIA H100 on node-1 at 95 C", firing.annotations().get("summary"));
+        Notification resolved = sent.get(1);
+        assertEquals(Notification.Status.RESOLVED, resolved.status());
+        assertEquals(firing.fingerprint(), resolved.fingerprint());
+        assertTrue(ledger.live().isEmpty());
+        assertEquals(1, ledger.history().size());
+    }
+
+    @Test
+    void anXidPagesTheMomentItLandsWithTheCardAndNode() {
+        setUp();
+        sample(T0, 60, 60);
+        long at = T0 + 1500;
+        fleet.event("node-1", new Event(7, at, "GPU-2", "xid", 79, "GPU has fallen off the bus", null), at);
+        evaluator.card(fleet.node("node-1").card("GPU-2"), at);
+        assertEquals(1, sent.size());
+        assertEquals("xid-fallen-off-bus", sent.get(0).labels().get("alertname"));
+        assertEquals("GPU-2", sent.get(0).labels().get("uuid"));
+        assertEquals(at, sent.get(0).startsAt().toEpochMilli());
+        for (int s = 2; s < 60; s++) {
+            sample(T0 + s * 1000L, 60, 60);
+        }
+        assertEquals(1, sent.size(), "an XID still in its window does not page again");
+    }
+
+    @Test
+    void aNodeThatStopsSendingIsCaughtOnTheTick() {
+        setUp();
+        sample(T0, 60, 60);
+        evaluator.tick(T0 + 30_000, 1000);
+        assertEquals(0, sent.size(), "30 s of silence is not yet over the threshold");
+        evaluator.tick(T0 + 30_001, 1000);
+        assertEquals(1, sent.size());
+        assertEquals("node-silent", sent.get(0).labels().get("alertname"));
+        sample(T0 + 45_000, 60, 60);
+        assertEquals(2, sent.size());
+        assertEquals(Notification.Status.RESOLVED, sent.get(1).status());
+    }
+}
