@@ -16,8 +16,8 @@ public record Alert(String fingerprint, String rule, String severity, Map<String
         annotations = Map.copyOf(annotations);
     }
 
-    Alert resolved(long at, Map<String, String> lastAnnotations) {
-        return new Alert(fingerprint, rule, severity, labels, lastAnnotations, activeSince, firedAt, at,
+    Alert resolved(long at) {
+        return new Alert(fingerprint, rule, severity, labels, annotations, activeSince, firedAt, at,
                 AlertState.RESOLVED);
     }
 }

@@ -43,8 +43,8 @@ public final class MemoryLedger implements AlertLedger {
             if (alert == null) {
                 return;
             }
-            Map<String, String> last = t.summary() == null || t.summary().isEmpty() ? alert.annotations() : annotations(t);
-            Alert ended = alert.resolved(t.at(), last);
+            // the resolution repeats what the page said, so a reader can match the two
+            Alert ended = alert.resolved(t.at());
             history.addFirst(ended);
             while (history.size() > historyLimit) {
                 history.removeLast();

@@ -8,6 +8,7 @@ import io.vertx.core.Future;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -18,7 +19,8 @@ import java.util.TreeMap;
 /**
  * Writes one line per alert for a human watching a terminal or a log:
  * {@code 2026-12-03T09:01:02Z FIRING   page  xid-fallen-off-bus  node=node-01 uuid=GPU-1  GPU-1 on node-01 fell off the bus (XID 79)},
- * and for a resolved alert its end time and {@code (after 2m10s)}. Columns stay aligned; control characters in
+ * stamped with the time it is printed ({@code (active since …)} follows when the alert became active earlier,
+ * as after a {@code for}), and for a resolved alert its end time and {@code (after 2m10s)}. Columns stay aligned; control characters in
  * labels or annotations become spaces, so one alert is always exactly one line and cannot drive the terminal.
  * Colour (ANSI) only when asked for.
  */
@@ -32,16 +34,18 @@ public final class ConsoleReceiver implements Receiver {
     private final String name;
     private final PrintStream out;
     private final boolean colour;
+    private final InstantSource clock;
 
-    /** A plain receiver named {@code console}. */
+    /** A plain receiver named {@code console} on the system clock. */
     public ConsoleReceiver(PrintStream out) {
-        this("console", out, false);
+        this("console", out, false, InstantSource.system());
     }
 
-    public ConsoleReceiver(String name, PrintStream out, boolean colour) {
+    public ConsoleReceiver(String name, PrintStream out, boolean colour, InstantSource clock) {
         this.name = Objects.requireNonNull(name, "name");
         this.out = Objects.requireNonNull(out, "out");
         this.colour = colour;
+        this.clock = Objects.requireNonNull(clock, "clock");
     }
 
     @Override
@@ -68,7 +72,8 @@ public final class ConsoleReceiver implements Receiver {
         Map<String, String> labels = n.labels();
         String severity = labels.getOrDefault("severity", "-");
         StringBuilder sb = new StringBuilder();
-        sb.append(timestamp(firing ? n.startsAt() : n.endsAt())).append(' ');
+        Instant printed = firing ? clock.instant() : n.endsAt();
+        sb.append(timestamp(printed)).append(' ');
         String word = n.status().name();
         sb.append(colour ? paint(word, firing, severity) : word)
                 .append(" ".repeat(STATUS_WIDTH - word.length() + 1));
@@ -85,6 +90,9 @@ public final class ConsoleReceiver implements Receiver {
         String text = n.annotations().getOrDefault("summary", n.annotations().getOrDefault("description", ""));
         if (!text.isBlank()) {
             sb.append("  ").append(clean(text).trim());
+        }
+        if (firing && Duration.between(n.startsAt(), printed).getSeconds() >= 1) {
+            sb.append(" (active since ").append(timestamp(n.startsAt())).append(')');
         }
         if (!firing) {
             sb.append(" (after ").append(duration(Duration.between(n.startsAt(), n.endsAt()))).append(')');

@@ -13,6 +13,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 
@@ -34,27 +35,41 @@ class ConsoleReceiverTest {
     private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     private final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
 
+    private static final InstantSource CLOCK = InstantSource.fixed(Instant.parse("2026-12-03T09:01:02.600Z"));
+
+    private ConsoleReceiver receiver() {
+        return new ConsoleReceiver("console", out, false, CLOCK);
+    }
+
     private List<String> lines() {
         return bytes.toString(StandardCharsets.UTF_8).lines().toList();
     }
 
     @Test
     void firingAlertIsOneAlignedLine() {
-        assertTrue(new ConsoleReceiver(out).send(List.of(FIRING)).succeeded());
+        assertTrue(receiver().send(List.of(FIRING)).succeeded());
         assertEquals(List.of("2026-12-03T09:01:02Z FIRING   page  xid-fallen-off-bus  node=node-01 uuid=GPU-1111"
                 + "  GPU-1111 on node-01 fell off the bus (XID 79)"), lines());
     }
 
     @Test
+    void anAlertThatHeldForAWhileSaysSinceWhenItWasActive() {
+        new ConsoleReceiver("console", out, false, InstantSource.fixed(Instant.parse("2026-12-03T09:03:02Z")))
+                .send(List.of(FIRING));
+        assertEquals(List.of("2026-12-03T09:03:02Z FIRING   page  xid-fallen-off-bus  node=node-01 uuid=GPU-1111"
+                + "  GPU-1111 on node-01 fell off the bus (XID 79) (active since 2026-12-03T09:01:02Z)"), lines());
+    }
+
+    @Test
     void resolvedAlertShowsItsEndAndHowLongItLasted() {
-        new ConsoleReceiver(out).send(List.of(RESOLVED));
+        receiver().send(List.of(RESOLVED));
         assertEquals(List.of("2026-12-03T09:03:12Z RESOLVED page  xid-fallen-off-bus  node=node-01 uuid=GPU-1111"
                 + "  GPU-1111 on node-01 fell off the bus (XID 79) (after 2m10s)"), lines());
     }
 
     @Test
     void batchWritesOneLinePerAlertInOrder() {
-        new ConsoleReceiver(out).send(List.of(FIRING, RESOLVED));
+        receiver().send(List.of(FIRING, RESOLVED));
         List<String> lines = lines();
         assertEquals(2, lines.size());
         assertTrue(lines.get(0).contains(" FIRING "));
@@ -65,7 +80,8 @@ class ConsoleReceiverTest {
     void fallsBackToDescriptionAndPlaceholders() {
         Notification bare = new Notification("fp2", Status.FIRING, Map.of("node", "node-07"),
                 Map.of("description", "node-07 silent for 30 s"), Instant.parse("2026-12-03T10:00:00Z"), null, "");
-        new ConsoleReceiver(out).send(List.of(bare));
+        new ConsoleReceiver("console", out, false, InstantSource.fixed(Instant.parse("2026-12-03T10:00:00.200Z")))
+                .send(List.of(bare));
         assertEquals(List.of("2026-12-03T10:00:00Z FIRING   -  -  node=node-07  node-07 silent for 30 s"), lines());
     }
 
@@ -74,7 +90,7 @@ class ConsoleReceiverTest {
         Notification hostile = new Notification("fp3", Status.FIRING,
                 Map.of("alertname", "x", "severity", "page", "job", "a b\"c"),
                 Map.of("summary", "line one\nline two\u001b[2J"), Instant.parse("2026-12-03T10:00:00Z"), null, "");
-        new ConsoleReceiver(out).send(List.of(hostile));
+        receiver().send(List.of(hostile));
         List<String> lines = lines();
         assertEquals(1, lines.size());
         assertFalse(lines.get(0).contains("\u001b"));
@@ -84,10 +100,10 @@ class ConsoleReceiverTest {
 
     @Test
     void plainByDefaultColouredOnlyWhenAsked() {
-        new ConsoleReceiver(out).send(List.of(FIRING));
+        receiver().send(List.of(FIRING));
         assertFalse(bytes.toString(StandardCharsets.UTF_8).contains("\u001b["));
         bytes.reset();
-        new ConsoleReceiver("tty", out, true).send(List.of(FIRING, RESOLVED));
+        new ConsoleReceiver("tty", out, true, CLOCK).send(List.of(FIRING, RESOLVED));
         List<String> lines = lines();
         assertTrue(lines.get(0).startsWith("2026-12-03T09:01:02Z \u001b[1;31mFIRING\u001b[0m   page  "), lines.get(0));
         assertTrue(lines.get(1).startsWith("2026-12-03T09:03:12Z \u001b[32mRESOLVED\u001b[0m page  "), lines.get(1));
@@ -101,7 +117,7 @@ class ConsoleReceiverTest {
                 throw new IOException("disk full");
             }
         }, true, StandardCharsets.UTF_8);
-        Future<Void> result = new ConsoleReceiver("console", broken, false).send(List.of(FIRING));
+        Future<Void> result = new ConsoleReceiver("console", broken, false, CLOCK).send(List.of(FIRING));
         assertTrue(result.failed());
         DeliveryFailure failure = assertInstanceOf(DeliveryFailure.class, result.cause());
         assertEquals("console", failure.receiver());

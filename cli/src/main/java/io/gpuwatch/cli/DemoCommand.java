@@ -1,0 +1,148 @@
+package io.gpuwatch.cli;
+
+import io.gpuwatch.gateway.Gateway;
+import io.gpuwatch.gateway.GatewayConfig;
+import io.gpuwatch.gateway.GatewayStats;
+import io.gpuwatch.gateway.auth.TokenFile;
+import io.gpuwatch.gateway.ingest.IngestConfig;
+import io.gpuwatch.notify.Receiver;
+import io.gpuwatch.probe.scenario.Scenario;
+import io.gpuwatch.probe.sim.SimFleet;
+import io.gpuwatch.probe.sim.SimRunner;
+import io.gpuwatch.probe.uplink.UplinkConfig;
+import io.gpuwatch.rules.RuleSet;
+import io.vertx.core.Vertx;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** {@code gpuwatch demo}: an embedded gateway and a simulated fleet playing scripted incidents. */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Start an embedded gateway with the example rules and a simulated fleet that plays a "
+                + "scenario of incidents over real WebSockets on loopback. Each incident prints one notification "
+                + "and, once it is over, one resolution; quiet cards print nothing.")
+final class DemoCommand implements Callable<Integer> {
+    @Option(names = "--scenario", paramLabel = "FILE", description = "scenario to play (default: examples/scenarios/demo.yaml)")
+    Path scenario;
+
+    @Option(names = "--rules", paramLabel = "PATH", split = ",", description = "rule files or directories (default: examples/rules)")
+    List<Path> rules;
+
+    @Option(names = "--port", defaultValue = "0", description = "gateway port on 127.0.0.1 (default: any free port)")
+    int port;
+
+    @Option(names = "--linger", defaultValue = "150s", paramLabel = "DURATION",
+            description = "after the scenario ends, wait up to this long for open alerts to resolve (default: ${DEFAULT-VALUE})")
+    String linger;
+
+    @Mixin
+    Receivers receivers;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter err = spec.commandLine().getErr();
+        Duration lingerFor;
+        try {
+            lingerFor = Duration.parse("PT" + linger.toUpperCase());
+        } catch (Exception e) {
+            err.println("--linger: expected a duration like 90s or 2m, got " + linger);
+            err.flush();
+            return 2;
+        }
+        RuleSet ruleSet = Loading.rules(rules, err);
+        if (ruleSet == null) {
+            return 1;
+        }
+        Scenario sc = ProbeCommand.loadScenario(scenario == null ? Home.resolve("examples/scenarios/demo.yaml") : scenario, err);
+        if (sc == null) {
+            return 1;
+        }
+        String token = TokenFile.newToken();
+        TokenFile tokens = TokenFile.of(List.of(TokenFile.entry(token, "*")));
+        Vertx vertx = Vertx.vertx();
+        String external = "http://127.0.0.1:" + port;
+        List<Receiver> out;
+        try {
+            out = receivers.build(vertx, external);
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            err.flush();
+            vertx.close();
+            return 2;
+        }
+        Gateway gateway = new Gateway(new GatewayConfig("127.0.0.1", port, IngestConfig.DEFAULTS, 1000, external),
+                ruleSet, () -> tokens, out, InstantSource.system());
+        vertx.deployVerticle(gateway).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        int bound = gateway.port();
+        // the fleet keeps sampling after the script ends, so open alerts can resolve on live data
+        // instead of every node turning silent at once
+        Scenario endless = new Scenario(sc.name(), sc.nodes(), sc.cardsPerNode(), sc.nodePrefix(), sc.intervalMs(),
+                sc.seed(), sc.model(), null, sc.labels(), sc.nodeLabels(), sc.incidents());
+        SimRunner runner = new SimRunner(vertx, new SimFleet(endless, System.currentTimeMillis()),
+                node -> UplinkConfig.of("127.0.0.1", bound, token), System::currentTimeMillis);
+
+        AtomicBoolean stopping = new AtomicBoolean();
+        CountDownLatch done = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            if (stopping.compareAndSet(false, true)) {
+                ProbeCommand.Stop.quietly(runner.close(), vertx);
+            }
+            done.countDown();
+        }, "gpuwatch-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+
+        long started = System.currentTimeMillis();
+        err.printf("gpuwatch demo: gateway on http://127.0.0.1:%d (/api/v1/alerts, /metrics) with %d rules; "
+                        + "%d nodes × %d cards playing '%s'%s%n", bound, ruleSet.rules().size(), sc.nodes(),
+                sc.cardsPerNode(), sc.name(), sc.duration() == null ? "" : " for " + sc.duration().toSeconds() + " s");
+        err.flush();
+        runner.start();
+        long scriptMs = sc.duration() == null ? 0 : sc.duration().toMillis();
+        vertx.setTimer(Math.max(1, scriptMs), t -> {
+            err.println("gpuwatch demo: the script is over; waiting up to " + lingerFor.toSeconds()
+                    + " s for open alerts to resolve (Ctrl-C to stop now)");
+            err.flush();
+            long deadline = System.currentTimeMillis() + lingerFor.toMillis();
+            vertx.setPeriodic(1000, id -> gateway.stats().onSuccess(s -> {
+                if (s.firing() == 0 || System.currentTimeMillis() >= deadline) {
+                    vertx.cancelTimer(id);
+                    done.countDown();
+                }
+            }));
+        });
+        done.await();
+        if (stopping.compareAndSet(false, true)) {
+            GatewayStats s = gateway.stats().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+            report(err, s, System.currentTimeMillis() - started);
+            ProbeCommand.Stop.quietly(runner.close(), vertx);
+            Runtime.getRuntime().removeShutdownHook(hook);
+        }
+        return 0;
+    }
+
+    private static void report(PrintWriter err, GatewayStats s, long elapsedMs) {
+        double secs = Math.max(1, elapsedMs / 1000.0);
+        err.printf("%ngpuwatch demo: %.0f s, %d nodes, %d cards%n", secs, s.nodes(), s.cards());
+        err.printf("  ingest: %d frames (%.1f/s), %d card readings (%.1f/s), %d events, %d duplicates, %d bad, %d shed%n",
+                s.frames(), s.frames() / secs, s.cardReadings(), s.cardReadings() / secs, s.events(), s.duplicates(),
+                s.badFrames(), s.shedSamples());
+        err.printf("  windows: %d bytes in all, %d bytes per card%n", s.windowBytes(),
+                s.cards() == 0 ? 0 : s.windowBytes() / s.cards());
+        err.printf("  rules: %d scope evaluations; alerts: %d ended, %d still firing; %d notifications delivered, %d failed%n",
+                s.evaluations(), s.ended(), s.firing(), s.notificationsSent(), s.notificationsFailed());
+        err.flush();
+    }
+}

@@ -1,0 +1,130 @@
+package io.gpuwatch.cli;
+
+import io.gpuwatch.gateway.Gateway;
+import io.gpuwatch.gateway.GatewayConfig;
+import io.gpuwatch.gateway.auth.TokenFile;
+import io.gpuwatch.gateway.ingest.IngestConfig;
+import io.gpuwatch.notify.Receiver;
+import io.gpuwatch.rules.RuleSet;
+import io.vertx.core.Vertx;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/** {@code gpuwatch gateway}: takes probe connections, evaluates rules and sends notifications. */
+@Command(name = "gateway", mixinStandardHelpOptions = true,
+        description = "Run a gateway: probes connect to /v1/probe, rules are evaluated on their readings, "
+                + "notifications go to the console and any webhooks.")
+final class GatewayCommand implements Callable<Integer> {
+    @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "0.0.0.0:9464",
+            description = "where probes and HTTP clients connect (default: ${DEFAULT-VALUE})")
+    String listen;
+
+    @Option(names = "--rules", paramLabel = "PATH", split = ",",
+            description = "rule files or directories (default: examples/rules)")
+    List<Path> rules;
+
+    @Option(names = "--tokens", paramLabel = "FILE", required = true,
+            description = "token file: 'sha256:<hex> <node-pattern>' per line (see 'gpuwatch token new')")
+    Path tokens;
+
+    @Option(names = "--max-frame-bytes", defaultValue = "1048576", description = "largest frame taken (default: ${DEFAULT-VALUE})")
+    int maxFrameBytes;
+
+    @Option(names = "--max-frames-per-second", defaultValue = "50",
+            description = "per connection; above it samples are shed, never events (default: ${DEFAULT-VALUE})")
+    int maxFramesPerSecond;
+
+    @Mixin
+    Receivers receivers;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter err = spec.commandLine().getErr();
+        int colon = listen.lastIndexOf(':');
+        if (colon < 0) {
+            err.println("--listen: expected HOST:PORT, got " + listen);
+            return 2;
+        }
+        String host = listen.substring(0, colon);
+        int port;
+        try {
+            port = Integer.parseInt(listen.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            err.println("--listen: not a port number: " + listen.substring(colon + 1));
+            return 2;
+        }
+        RuleSet ruleSet = Loading.rules(rules, err);
+        if (ruleSet == null) {
+            return 1;
+        }
+        TokenFile.Load tokenLoad = TokenFile.read(tokens);
+        if (!tokenLoad.ok()) {
+            tokenLoad.problems().forEach(err::println);
+            err.flush();
+            return 1;
+        }
+        if (tokenLoad.tokens().size() == 0) {
+            err.println(tokens + ": no tokens, so no probe could connect; add one with 'gpuwatch token new'");
+            err.flush();
+            return 1;
+        }
+        IngestConfig d = IngestConfig.DEFAULTS;
+        IngestConfig ingest = new IngestConfig(maxFrameBytes, maxFramesPerSecond, Math.max(maxFramesPerSecond * 4, d.burstFrames()),
+                d.maxCardsPerNode(), d.maxBadFrames(), d.helloTimeoutMs(), d.ackIntervalMs(), d.intervalMs());
+        String external = "http://" + (host.equals("0.0.0.0") ? "localhost" : host) + ":" + port;
+        GatewayConfig config = new GatewayConfig(host, port, ingest, 1000, external);
+
+        Vertx vertx = Vertx.vertx();
+        List<Receiver> out;
+        try {
+            out = receivers.build(vertx, external);
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            err.flush();
+            vertx.close();
+            return 2;
+        }
+        TokenFile tokenFile = tokenLoad.tokens();
+        Gateway gateway = new Gateway(config, ruleSet, () -> tokenFile, out, InstantSource.system());
+        try {
+            vertx.deployVerticle(gateway).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            err.println("gateway did not start: " + rootMessage(e));
+            err.flush();
+            vertx.close();
+            return 1;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            } catch (Exception ignored) {
+                // the process is ending either way
+            } finally {
+                stopped.countDown();
+            }
+        }, "gpuwatch-shutdown"));
+        stopped.await();
+        return 0;
+    }
+
+    static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage() == null ? t.toString() : t.getMessage();
+    }
+}

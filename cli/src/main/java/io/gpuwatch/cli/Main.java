@@ -1,0 +1,29 @@
+package io.gpuwatch.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code gpuwatch} command line: gateway, probe, demo, rules and token tools. */
+@Command(name = "gpuwatch", mixinStandardHelpOptions = true, version = "gpuwatch 0.1.0",
+        description = "Alerting for GPU fleets: node probes, a windowing gateway, composite rules, deduplicated pages.",
+        subcommands = {GatewayCommand.class, ProbeCommand.class, DemoCommand.class, RulesCommand.class,
+                TokenCommand.class, CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        Logs.configure();
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The configured command line, also used by tests. */
+    public static CommandLine commandLine() {
+        return new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}
