@@ -28,6 +28,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.function.Function;
 import java.util.Map;
 
 import static com.fasterxml.jackson.core.JsonToken.END_ARRAY;
@@ -339,25 +340,41 @@ final class FrameReader {
         if (!isArray("cards", t)) {
             return null;
         }
-        List<CardInfo> cards = new ArrayList<>();
+        List<CardInfo> cards = elements("cards", limits.maxCards(), this::cardInfo);
+        distinctUuids(cards, CardInfo::uuid);
+        return cards;
+    }
+
+    /** Reads the elements of the array just opened, each by {@code element}, naming its index in errors. */
+    private <T> List<T> elements(String field, int limit, Element<T> element) throws IOException, FrameError {
+        List<T> out = new ArrayList<>(Math.min(limit, 8));
         for (int i = 0; p.nextToken() != END_ARRAY; i++) {
-            if (i == limits.maxCards()) {
-                throw tooMany("cards", limits.maxCards(), "cards");
+            if (i == limit) {
+                throw tooMany(field, limit, field);
             }
             try {
-                cards.add(cardInfo(p.currentToken()));
+                out.add(element.read(p.currentToken()));
             } catch (FrameError e) {
-                throw e.within("cards[" + i + "]");
+                throw e.within(field + "[" + i + "]");
             }
         }
+        return out;
+    }
+
+    /** Reads one array element starting at its first token. */
+    @FunctionalInterface
+    private interface Element<T> {
+        T read(JsonToken t) throws IOException, FrameError;
+    }
+
+    private static <T> void distinctUuids(List<T> cards, Function<T, String> uuid) throws FrameError {
         for (int j = 1; j < cards.size(); j++) {
             for (int i = 0; i < j; i++) {
-                if (cards.get(i).uuid().equals(cards.get(j).uuid())) {
-                    throw duplicateUuid(i, j, cards.get(j).uuid());
+                if (uuid.apply(cards.get(i)).equals(uuid.apply(cards.get(j)))) {
+                    throw duplicateUuid(i, j, uuid.apply(cards.get(j)));
                 }
             }
         }
-        return cards;
     }
 
     private CardInfo cardInfo(JsonToken t) throws IOException, FrameError {
@@ -392,24 +409,8 @@ final class FrameReader {
         if (!isArray("cards", t)) {
             return null;
         }
-        List<CardReading> cards = new ArrayList<>(8);
-        for (int i = 0; p.nextToken() != END_ARRAY; i++) {
-            if (i == limits.maxCards()) {
-                throw tooMany("cards", limits.maxCards(), "cards");
-            }
-            try {
-                cards.add(reading(p.currentToken()));
-            } catch (FrameError e) {
-                throw e.within("cards[" + i + "]");
-            }
-        }
-        for (int j = 1; j < cards.size(); j++) {
-            for (int i = 0; i < j; i++) {
-                if (cards.get(i).uuid().equals(cards.get(j).uuid())) {
-                    throw duplicateUuid(i, j, cards.get(j).uuid());
-                }
-            }
-        }
+        List<CardReading> cards = elements("cards", limits.maxCards(), this::reading);
+        distinctUuids(cards, CardReading::uuid);
         return cards;
     }
 
@@ -440,18 +441,7 @@ final class FrameReader {
         if (!isArray("processes", t)) {
             return List.of();
         }
-        List<ProcessInfo> out = new ArrayList<>();
-        for (int i = 0; p.nextToken() != END_ARRAY; i++) {
-            if (i == limits.maxProcessesPerCard()) {
-                throw tooMany("processes", limits.maxProcessesPerCard(), "processes");
-            }
-            try {
-                out.add(process(p.currentToken()));
-            } catch (FrameError e) {
-                throw e.within("processes[" + i + "]");
-            }
-        }
-        return out;
+        return elements("processes", limits.maxProcessesPerCard(), this::process);
     }
 
     private ProcessInfo process(JsonToken t) throws IOException, FrameError {
@@ -479,15 +469,7 @@ final class FrameReader {
         if (!isArray("tasks", t)) {
             return List.of();
         }
-        List<SchedTask> out = new ArrayList<>();
-        for (int i = 0; p.nextToken() != END_ARRAY; i++) {
-            try {
-                out.add(schedTask(p.currentToken()));
-            } catch (FrameError e) {
-                throw e.within("tasks[" + i + "]");
-            }
-        }
-        return out;
+        return elements("tasks", Integer.MAX_VALUE, this::schedTask);
     }
 
     private SchedTask schedTask(JsonToken t) throws IOException, FrameError {
