@@ -41,6 +41,9 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--port", defaultValue = "0", description = "gateway port on 127.0.0.1 (default: any free port)")
     int port;
 
+    /** Long enough for the example pack's longest hysteresis after the demo script's last incident. */
+    static final Duration DEFAULT_LINGER = Duration.ofSeconds(150);
+
     @Option(names = "--linger", defaultValue = "150s", paramLabel = "DURATION",
             description = "after the scenario ends, wait up to this long for open alerts to resolve (default: ${DEFAULT-VALUE})")
     String linger;

@@ -1,0 +1,81 @@
+package io.gpuwatch.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class CommandLineTest {
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        CommandLine cl = Main.commandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        return cl.execute(args);
+    }
+
+    @Test
+    void everySubcommandExplainsItself() {
+        for (String[] cmd : new String[][]{{"gateway"}, {"probe"}, {"demo"}, {"rules", "check"}, {"token", "new"}}) {
+            out.getBuffer().setLength(0);
+            String[] args = java.util.Arrays.copyOf(cmd, cmd.length + 1);
+            args[cmd.length] = "--help";
+            assertEquals(0, run(args), String.join(" ", cmd));
+            assertTrue(out.toString().startsWith("Usage: gpuwatch " + String.join(" ", cmd)), out.toString());
+        }
+    }
+
+    @Test
+    void rulesCheckPassesTheExamplePack() {
+        assertEquals(0, run("rules", "check", "../examples/rules"), err.toString());
+        assertTrue(out.toString().contains("xid-fallen-off-bus"), out.toString());
+        assertTrue(out.toString().strip().endsWith("rules OK"), out.toString());
+    }
+
+    @Test
+    void rulesCheckPrintsGccStylePositionsAndFails(@TempDir Path dir) throws Exception {
+        Path bad = dir.resolve("bad.yml");
+        Files.writeString(bad, """
+                group: g
+                layer: device
+                scope: card
+                rules:
+                  - name: hot
+                    severity: page
+                    when: tempC > 90 && Runtime.getRuntime()
+                """);
+        assertEquals(1, run("rules", "check", bad.toString()));
+        String text = err.toString();
+        assertTrue(text.contains(bad + ":7:25: error: `Runtime` is not allowed"), text);
+        assertTrue(text.strip().endsWith("1 error"), text);
+    }
+
+    @Test
+    void tokenNewStoresOnlyTheHash(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("tokens");
+        assertEquals(0, run("token", "new", "--node", "gpu-*", "--file", file.toString()));
+        String token = out.toString().strip();
+        String stored = Files.readString(file);
+        assertTrue(stored.startsWith("sha256:"), stored);
+        assertTrue(stored.strip().endsWith(" gpu-*"), stored);
+        assertTrue(!stored.contains(token), "the token itself is never written");
+        assertTrue(io.gpuwatch.gateway.auth.TokenFile.read(file).tokens().find(token).orElseThrow().allows("gpu-7"));
+    }
+
+    @Test
+    void aGatewayWithABrokenTokenFileRefusesToStartAndSaysWhere(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("tokens");
+        Files.writeString(file, "hunter2 gpu-1\n");
+        assertEquals(1, run("gateway", "--tokens", file.toString(), "--rules", "../examples/rules", "--listen", "127.0.0.1:0"));
+        assertTrue(err.toString().contains(file + ":1: error: token must be stored as sha256"), err.toString());
+    }
+}

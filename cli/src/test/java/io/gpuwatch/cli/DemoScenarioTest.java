@@ -1,0 +1,94 @@
+package io.gpuwatch.cli;
+
+import io.gpuwatch.gateway.eval.Evaluator;
+import io.gpuwatch.gateway.ledger.MemoryLedger;
+import io.gpuwatch.gateway.state.FleetState;
+import io.gpuwatch.notify.Notification;
+import io.gpuwatch.probe.scenario.Scenario;
+import io.gpuwatch.probe.scenario.ScenarioLoad;
+import io.gpuwatch.probe.scenario.ScenarioLoader;
+import io.gpuwatch.probe.sim.SimFleet;
+import io.gpuwatch.protocol.Event;
+import io.gpuwatch.rules.RuleLoad;
+import io.gpuwatch.rules.RuleSet;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The demo's script through the example pack on a stepped clock (no sockets): what `./gpuwatch demo` prints,
+ * decided in a second. Each incident pages once and resolves once; nothing else makes a sound.
+ */
+class DemoScenarioTest {
+    private static final long T0 = 1_764_700_000_000L;
+
+    private record Sent(long atSec, Notification n) {
+        @Override
+        public String toString() {
+            return "+" + atSec + "s " + n.status() + " " + n.labels().get("alertname") + " " + n.labels().get("node")
+                    + " " + n.labels().getOrDefault("uuid", "");
+        }
+    }
+
+    @Test
+    void everyIncidentPagesOnceAndResolvesOnceAndQuietCardsStayQuiet() {
+        RuleLoad rules = RuleSet.load(List.of(Path.of("../examples/rules")));
+        assertTrue(rules.ok(), rules.diagnostics().toString());
+        ScenarioLoad load = ScenarioLoader.load(Path.of("../examples/scenarios/demo.yaml"));
+        Scenario demo = assertInstanceOf(ScenarioLoad.Loaded.class, load).scenario();
+        Scenario endless = new Scenario(demo.name(), demo.nodes(), demo.cardsPerNode(), demo.nodePrefix(),
+                demo.intervalMs(), demo.seed(), demo.model(), null, demo.labels(), demo.nodeLabels(), demo.incidents());
+        SimFleet sim = new SimFleet(endless, T0);
+        FleetState fleet = new FleetState();
+        MemoryLedger ledger = new MemoryLedger(1000, "http://demo");
+        List<Sent> sent = new ArrayList<>();
+        long[] now = {T0};
+        Evaluator evaluator = new Evaluator(fleet, rules.ruleSet(), t -> ledger.apply(t, n -> sent.add(new Sent((now[0] - T0) / 1000, n))));
+        for (String node : sim.nodes()) {
+            fleet.hello(sim.hello(node), T0);
+        }
+        long endSec = demo.duration().toSeconds() + DemoCommand.DEFAULT_LINGER.toSeconds();
+        for (long s = 0; s <= endSec; s++) {
+            now[0] = T0 + s * 1000;
+            long at = now[0];
+            for (String node : sim.nodes()) {
+                if (sim.silent(node, at)) {
+                    continue;
+                }
+                for (Event e : sim.eventsDue(node, at)) {
+                    var card = fleet.event(node, e, at);
+                    if (card != null) {
+                        evaluator.card(card, at);
+                    }
+                    evaluator.node(fleet.node(node), at);
+                }
+                fleet.sample(node, sim.sample(node, at), at, card -> evaluator.card(card, at));
+            }
+            evaluator.tick(at, 1000);
+        }
+
+        Map<String, List<Sent>> byAlert = new LinkedHashMap<>();
+        for (Sent s : sent) {
+            byAlert.computeIfAbsent(s.n().labels().get("alertname") + " " + s.n().fingerprint(), k -> new ArrayList<>()).add(s);
+        }
+        assertEquals(List.of("idle-but-allocated", "thermal-throttling-under-load", "xid-fallen-off-bus",
+                        "node-xid-burst", "memory-climb-with-oom", "node-silent").stream().sorted().toList(),
+                byAlert.keySet().stream().map(k -> k.split(" ")[0]).sorted().toList(),
+                "one alert per incident, none for quiet cards: " + sent);
+        for (List<Sent> episode : byAlert.values()) {
+            assertEquals(2, episode.size(), "one page and one resolution: " + episode);
+            assertEquals(Notification.Status.FIRING, episode.get(0).n().status());
+            assertEquals(Notification.Status.RESOLVED, episode.get(1).n().status());
+            assertTrue(episode.get(0).atSec() <= 120, "paged within two minutes of the start: " + episode);
+        }
+        System.out.println("demo timeline: " + sent);
+    }
+}
