@@ -3,6 +3,8 @@ package io.gpuwatch.probe.sim;
 import io.gpuwatch.probe.uplink.Uplink;
 import io.gpuwatch.probe.uplink.UplinkConfig;
 import io.gpuwatch.protocol.Event;
+import io.gpuwatch.protocol.Frame;
+import io.gpuwatch.protocol.Sample;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -15,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.logging.Logger;
@@ -35,6 +38,7 @@ public final class SimRunner {
     private final Set<String> silenced = new HashSet<>();
     private final Promise<Void> finished = Promise.promise();
     private volatile long intervalMs;
+    private BiConsumer<String, Frame> tap = (node, frame) -> { };
     private long periodic = -1;
     private boolean closed;
 
@@ -54,6 +58,12 @@ public final class SimRunner {
             uplink.intervalHandler(this::changeInterval);
             uplinks.put(node, uplink);
         }
+    }
+
+    /** Also hands every frame the fleet produces to {@code tap} (a trace recorder), before it is sent. */
+    public SimRunner tap(BiConsumer<String, Frame> tap) {
+        this.tap = tap;
+        return this;
     }
 
     /** Starts every uplink and the sampling timer; the first samples go at once. */
@@ -130,9 +140,12 @@ public final class SimRunner {
                 uplink.resume();
             }
             for (Event event : fleet.eventsDue(node, now)) {
+                tap.accept(node, event);
                 uplink.send(event);
             }
-            uplink.send(fleet.sample(node, now));
+            Sample sample = fleet.sample(node, now);
+            tap.accept(node, sample);
+            uplink.send(sample);
         }
     }
 
