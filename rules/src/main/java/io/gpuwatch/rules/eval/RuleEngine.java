@@ -7,33 +7,46 @@ import io.gpuwatch.rules.RuleSet;
 import io.gpuwatch.rules.ScopeKind;
 import io.gpuwatch.rules.scope.ScopeView;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * Runs rules against scope instances and keeps each (rule, instance)'s state:
  * inactive → pending when {@code when} holds (firing at once when {@code for} is 0), pending → firing once it
  * has held for {@code for}, pending → inactive when it stops holding, firing → resolved once it has been false
  * for {@code keep_firing_for}, resolved → pending or firing on a new episode. Only changes are reported.
- * Single-threaded: call every method from one thread (the gateway's event loop).
+ * Each evaluation of a rule is timed against an {@link EvalBudget}; a rule that overruns it is disabled (see
+ * {@link #disabled()}) while the others keep running. Single-threaded: call every method from one thread (the
+ * gateway's event loop).
  */
 public final class RuleEngine {
     private RuleSet set;
+    private final EvalBudget budget;
+    private final long budgetNanos;
+    private final LongSupplier nanoClock;
     private final Map<String, Map<String, Slot>> instances = new HashMap<>();
     private final Map<String, Diagnostic> errors = new LinkedHashMap<>();
+    private final Map<String, DisabledRule> disabled = new LinkedHashMap<>();
+    private final Map<String, Deque<Long>> overruns = new HashMap<>();
 
     /** The state of one rule for one instance. */
     private static final class Slot {
         AlertState state = AlertState.INACTIVE;
         long activeSince;
         long falseSince = -1;
+        /** What the latest transition said, so an alert can still be resolved once its rule is gone. */
+        Transition last;
 
         /** Advances the state machine by one evaluation; returns the new state. */
         AlertState step(boolean holds, long now, long forMs, long keepMs) {
@@ -70,13 +83,23 @@ public final class RuleEngine {
         }
     }
 
+    /** An engine with the {@link EvalBudget#DEFAULT} budget, timed by {@link System#nanoTime()}. */
     public RuleEngine(RuleSet set) {
+        this(set, EvalBudget.DEFAULT, System::nanoTime);
+    }
+
+    /** An engine timing each rule evaluation with {@code nanoClock} against {@code budget}. */
+    public RuleEngine(RuleSet set, EvalBudget budget, LongSupplier nanoClock) {
         this.set = set;
+        this.budget = budget;
+        this.budgetNanos = budget.perEvaluation().toNanos();
+        this.nanoClock = nanoClock;
     }
 
     /**
      * Evaluates every rule of {@code kind} for one instance at {@code view.now()} and hands each state change to
-     * {@code sink}. A rule that throws counts as false; its error is kept for {@link #runtimeErrors()}.
+     * {@code sink}. A rule that throws counts as false; its error is kept for {@link #runtimeErrors()}. Disabled
+     * rules are skipped, so their state stays as it was.
      */
     public void evaluate(ScopeKind kind, String instanceKey, ScopeView view, Consumer<Transition> sink) {
         List<Rule> rules = set.rules(kind);
@@ -86,27 +109,68 @@ public final class RuleEngine {
         Map<String, Slot> slots = instances.computeIfAbsent(instanceKey, k -> new HashMap<>());
         long now = view.now();
         for (Rule rule : rules) {
-            boolean holds;
-            try {
-                holds = rule.test(view);
-            } catch (RuleEvaluationException e) {
-                errors.put(rule.name(), rule.runtimeError("rule `" + rule.name() + "` on " + instanceKey + ": " + e.reason()));
-                holds = false;
+            if (!disabled.isEmpty() && disabled.containsKey(rule.name())) {
+                continue;
             }
-            Slot slot = slots.get(rule.name());
-            if (slot == null) {
-                if (!holds) {
-                    continue;
-                }
-                slot = new Slot();
-                slots.put(rule.name(), slot);
-            }
-            AlertState from = slot.state;
-            AlertState to = slot.step(holds, now, rule.forMs(), rule.keepFiringForMs());
-            if (to != from) {
-                sink.accept(transition(rule, instanceKey, view, slot, from, to, now));
+            long started = nanoClock.getAsLong();
+            step(rule, instanceKey, view, slots, now, sink);
+            long took = nanoClock.getAsLong() - started;
+            if (took > budgetNanos) {
+                overran(rule, instanceKey, started, took);
             }
         }
+    }
+
+    private void step(Rule rule, String instanceKey, ScopeView view, Map<String, Slot> slots, long now,
+                      Consumer<Transition> sink) {
+        boolean holds;
+        try {
+            holds = rule.test(view);
+        } catch (RuleEvaluationException e) {
+            errors.put(rule.name(), rule.runtimeError("rule `" + rule.name() + "` on " + instanceKey + ": " + e.reason()));
+            holds = false;
+        }
+        Slot slot = slots.get(rule.name());
+        if (slot == null) {
+            if (!holds) {
+                return;
+            }
+            slot = new Slot();
+            slots.put(rule.name(), slot);
+        }
+        AlertState from = slot.state;
+        AlertState to = slot.step(holds, now, rule.forMs(), rule.keepFiringForMs());
+        if (to != from) {
+            slot.last = transition(rule, instanceKey, view, slot, from, to, now);
+            sink.accept(slot.last);
+        }
+    }
+
+    /** Counts an overrun; the one that completes {@code strikes} within the window disables the rule. */
+    private void overran(Rule rule, String instanceKey, long at, long took) {
+        Deque<Long> times = overruns.computeIfAbsent(rule.name(), k -> new ArrayDeque<>());
+        times.addLast(at);
+        long windowNanos = budget.within().toNanos();
+        while (times.size() > 1 && at - times.peekFirst() > windowNanos) {
+            times.removeFirst();
+        }
+        if (times.size() < budget.strikes()) {
+            return;
+        }
+        String repeated = budget.strikes() == 1 ? ""
+                : " (" + budget.strikes() + " overruns within " + duration(windowNanos) + ")";
+        Diagnostic d = rule.runtimeError("rule `" + rule.name() + "` disabled: evaluating it on " + instanceKey
+                + " took " + duration(took) + ", over the budget of " + duration(budgetNanos) + " per evaluation"
+                + repeated + "; its alerts keep their state until the rules are reloaded");
+        disabled.put(rule.name(), new DisabledRule(rule.name(), instanceKey, took, budgetNanos, d));
+        overruns.remove(rule.name());
+    }
+
+    /** {@code 12.5 ms}, {@code 10 ms}, {@code 60 s}: at most three decimals, no trailing zeros. */
+    private static String duration(long nanos) {
+        boolean seconds = nanos >= 1_000_000_000L;
+        BigDecimal v = BigDecimal.valueOf(nanos).movePointLeft(seconds ? 9 : 6).setScale(3, RoundingMode.HALF_UP);
+        return v.stripTrailingZeros().toPlainString() + (seconds ? " s" : " ms");
     }
 
     private Transition transition(Rule rule, String instanceKey, ScopeView view, Slot slot, AlertState from,
@@ -132,18 +196,34 @@ public final class RuleEngine {
     }
 
     /**
-     * Swaps in a new rule set. Rules that keep their name keep their state per instance; the state of rules
-     * that are gone is dropped without a transition, and earlier runtime errors are cleared.
+     * Swaps in a new rule set at {@code now}. Rules that keep their name (and scope) keep their state per
+     * instance; every firing alert of a rule that is gone gets a RESOLVED transition on {@code sink}, and the rest
+     * of its state is dropped. Runtime errors and disabled rules are cleared: a reload gives every rule a new start.
      */
-    public void replace(RuleSet next) {
-        Set<String> names = new HashSet<>();
+    public void replace(RuleSet next, long now, Consumer<Transition> sink) {
+        Map<String, Rule> kept = new HashMap<>();
         for (Rule r : next.rules()) {
-            names.add(r.name());
+            kept.put(r.name(), r);
         }
-        for (Map<String, Slot> slots : instances.values()) {
-            slots.keySet().retainAll(names);
+        for (Map.Entry<String, Map<String, Slot>> instance : new TreeMap<>(instances).entrySet()) {
+            Map<String, Slot> slots = instance.getValue();
+            for (Map.Entry<String, Slot> e : new TreeMap<>(slots).entrySet()) {
+                Transition last = e.getValue().last;
+                Rule successor = kept.get(e.getKey());
+                // a rule that changed scope no longer evaluates this instance, so it counts as gone here
+                if (successor != null && successor.scope() == last.rule().scope()) {
+                    continue;
+                }
+                slots.remove(e.getKey());
+                if (e.getValue().state == AlertState.FIRING) {
+                    sink.accept(new Transition(last.rule(), last.labels(), AlertState.FIRING, AlertState.RESOLVED,
+                            now, last.activeSince(), last.summary(), last.description()));
+                }
+            }
         }
         errors.clear();
+        disabled.clear();
+        overruns.clear();
         this.set = next;
     }
 
@@ -155,6 +235,26 @@ public final class RuleEngine {
     /** The latest evaluation failure of each rule that has failed, at its {@code when}. */
     public List<Diagnostic> runtimeErrors() {
         return new ArrayList<>(errors.values());
+    }
+
+    /** The rules disabled for overrunning the budget since the last reload, in the order it happened. */
+    public List<DisabledRule> disabled() {
+        return new ArrayList<>(disabled.values());
+    }
+
+    /** How many instances of a rule are in each state now (instances the rule never held for are not counted). */
+    public Map<AlertState, Integer> counts(String ruleName) {
+        Map<AlertState, Integer> counts = new EnumMap<>(AlertState.class);
+        for (AlertState s : AlertState.values()) {
+            counts.put(s, 0);
+        }
+        for (Map<String, Slot> slots : instances.values()) {
+            Slot slot = slots.get(ruleName);
+            if (slot != null) {
+                counts.merge(slot.state, 1, Integer::sum);
+            }
+        }
+        return counts;
     }
 
     /** The current state of a rule for an instance. */

@@ -116,12 +116,51 @@ class RuleEngineTest {
         assertEquals(List.of("stays INACTIVE->PENDING at 0 since 0", "goes INACTIVE->FIRING at 0 since 0"), states());
         RuleSet next = rules("  - name: stays\n    when: allocated\n    for: 2m\n"
                 + "  - name: arrives\n    when: allocated\n");
-        engine.replace(next);
+        engine.replace(next, 60_000, out::add);
+        assertEquals("goes FIRING->RESOLVED at 60000 since 0", states().get(2), "the removed rule's alert resolves");
+        assertEquals(3, out.size());
         out.clear();
         run(engine, FakeScope.card(next, "n1", "GPU-1"), 60_000, 121_000, true);
         assertEquals(List.of("arrives INACTIVE->FIRING at 60000 since 60000",
                 "stays PENDING->FIRING at 120000 since 0"), states(), "the pending clock kept running");
         assertEquals(AlertState.INACTIVE, engine.state("goes", KEY));
+    }
+
+    @Test
+    void aRemovedRulesAlertResolvesOnceWithTheLabelsItFiredWith() {
+        RuleSet first = rules("  - name: goes\n    when: allocated\n    labels:\n      team: infra\n"
+                + "    summary: \"@{node} busy\"\n");
+        RuleEngine engine = new RuleEngine(first);
+        run(engine, FakeScope.card(first, "n1", "GPU-1"), 0, 5000, true);
+        RuleSet empty = rules("  - name: other\n    when: allocated\n");
+        engine.replace(empty, 5000, out::add);
+        engine.replace(rules("  - name: other\n    when: allocated\n"), 6000, out::add);
+        assertEquals(List.of("goes INACTIVE->FIRING at 0 since 0", "goes FIRING->RESOLVED at 5000 since 0"), states());
+        assertEquals(out.get(0).labels(), out.get(1).labels());
+        assertEquals("n1 busy", out.get(1).summary());
+    }
+
+    @Test
+    void aRuleThatChangesScopeResolvesItsOldInstances() {
+        RuleSet cards = rules("  - name: moves\n    when: allocated\n");
+        RuleEngine engine = new RuleEngine(cards);
+        run(engine, FakeScope.card(cards, "n1", "GPU-1"), 0, 1000, true);
+        engine.replace(rules("  - name: moves\n    scope: node\n    when: allocated\n"), 1000, out::add);
+        assertEquals(List.of("moves INACTIVE->FIRING at 0 since 0", "moves FIRING->RESOLVED at 1000 since 0"),
+                states(), "no node evaluation would ever resolve the card's alert");
+    }
+
+    @Test
+    void countsSayHowManyInstancesAreInEachState() {
+        RuleSet set = rules("  - name: held\n    when: allocated\n    for: 1m\n");
+        RuleEngine engine = new RuleEngine(set);
+        run(engine, FakeScope.card(set, "n1", "GPU-1"), 0, 61_000, true);
+        engine.evaluate(ScopeKind.CARD, "card/n1/GPU-2", FakeScope.card(set, "n1", "GPU-2").allocated(true).at(0),
+                out::add);
+        Map<AlertState, Integer> counts = engine.counts("held");
+        assertEquals(1, counts.get(AlertState.FIRING));
+        assertEquals(1, counts.get(AlertState.PENDING));
+        assertEquals(0, engine.counts("unknown").get(AlertState.FIRING));
     }
 
     @Test
