@@ -4,25 +4,32 @@ import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.ingest.IngestConfig;
+import io.gpuwatch.gateway.reload.RuleFiles;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.rules.RuleSet;
 import io.vertx.core.Vertx;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import sun.misc.Signal;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-/** {@code gpuwatch gateway}: takes probe connections, evaluates rules and sends notifications. */
+/**
+ * {@code gpuwatch gateway}: takes probe connections, evaluates rules and sends notifications. The rules reload
+ * when their files change, on SIGHUP (not on Windows, which has no such signal) and on POST /-/reload.
+ */
 @Command(name = "gateway", mixinStandardHelpOptions = true,
         description = "Run a gateway: probes connect to /v1/probe, rules are evaluated on their readings, "
-                + "notifications go to the console and any webhooks.")
+                + "notifications go to the console and any webhooks. Rules reload when their files change, "
+                + "on SIGHUP (not on Windows) and on POST /-/reload; a load with errors keeps the running rules.")
 final class GatewayCommand implements Callable<Integer> {
     @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "0.0.0.0:9464",
             description = "where probes and HTTP clients connect (default: ${DEFAULT-VALUE})")
@@ -31,6 +38,10 @@ final class GatewayCommand implements Callable<Integer> {
     @Option(names = "--rules", paramLabel = "PATH", split = ",",
             description = "rule files or directories (default: examples/rules)")
     List<Path> rules;
+
+    @Option(names = "--reload-interval", paramLabel = "SECONDS", defaultValue = "5",
+            description = "how often to look at the rule files for changes; 0 turns that off (default: ${DEFAULT-VALUE})")
+    int reloadIntervalSeconds;
 
     @Option(names = "--tokens", paramLabel = "FILE", required = true,
             description = "token file: 'sha256:<hex> <node-pattern>' per line (see 'gpuwatch token new')")
@@ -65,7 +76,12 @@ final class GatewayCommand implements Callable<Integer> {
             err.println("--listen: not a port number: " + listen.substring(colon + 1));
             return 2;
         }
-        RuleSet ruleSet = Loading.rules(rules, err);
+        if (reloadIntervalSeconds < 0) {
+            err.println("--reload-interval: cannot be negative, got " + reloadIntervalSeconds);
+            return 2;
+        }
+        List<Path> rulePaths = rules == null || rules.isEmpty() ? List.of(Home.resolve("examples/rules")) : rules;
+        RuleSet ruleSet = Loading.rules(rulePaths, err);
         if (ruleSet == null) {
             return 1;
         }
@@ -97,7 +113,8 @@ final class GatewayCommand implements Callable<Integer> {
             return 2;
         }
         TokenFile tokenFile = tokenLoad.tokens();
-        Gateway gateway = new Gateway(config, ruleSet, () -> tokenFile, out, InstantSource.system());
+        RuleFiles ruleFiles = new RuleFiles(rulePaths, Duration.ofSeconds(reloadIntervalSeconds));
+        Gateway gateway = new Gateway(config, ruleSet, ruleFiles, () -> tokenFile, out, InstantSource.system());
         try {
             vertx.deployVerticle(gateway).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
@@ -106,6 +123,7 @@ final class GatewayCommand implements Callable<Integer> {
             vertx.close();
             return 1;
         }
+        reloadOnSighup(gateway, err);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
@@ -118,6 +136,16 @@ final class GatewayCommand implements Callable<Integer> {
         }, "gpuwatch-shutdown"));
         stopped.await();
         return 0;
+    }
+
+    /** SIGHUP takes the same path as POST /-/reload; the reloader logs the outcome. */
+    private static void reloadOnSighup(Gateway gateway, PrintWriter err) {
+        try {
+            Signal.handle(new Signal("HUP"), s -> gateway.reloader().ifPresent(r -> r.reload("SIGHUP")));
+        } catch (IllegalArgumentException e) {
+            err.println("no SIGHUP on this platform: reload the rules with POST /-/reload or by saving a rule file");
+            err.flush();
+        }
     }
 
     static String rootMessage(Throwable e) {

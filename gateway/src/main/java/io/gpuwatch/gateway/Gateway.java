@@ -9,6 +9,9 @@ import io.gpuwatch.gateway.ingest.IngestCounters;
 import io.gpuwatch.gateway.ingest.ProbeEndpoint;
 import io.gpuwatch.gateway.ledger.AlertLedger;
 import io.gpuwatch.gateway.ledger.MemoryLedger;
+import io.gpuwatch.gateway.reload.ReloadStatus;
+import io.gpuwatch.gateway.reload.RuleFiles;
+import io.gpuwatch.gateway.reload.RuleReloader;
 import io.gpuwatch.gateway.state.CardState;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.notify.Receiver;
@@ -27,12 +30,14 @@ import io.vertx.ext.web.Router;
 
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
  * The gateway verticle: probe ingest, fleet state, rule evaluation, the alert ledger and delivery, all on this
- * verticle's event loop, so state needs no locks. Receivers run their own I/O asynchronously.
+ * verticle's event loop, so state needs no locks. Receivers run their own I/O asynchronously. Rules loaded
+ * from files can be reloaded while it runs ({@link #reloader()}); a reload swaps them in one event-loop task.
  */
 public final class Gateway extends VerticleBase implements FrameSink {
     private static final Logger LOG = Logger.getLogger(Gateway.class.getName());
@@ -43,16 +48,26 @@ public final class Gateway extends VerticleBase implements FrameSink {
     private final FleetState fleet = new FleetState();
     private final AlertLedger ledger;
     private final Dispatcher dispatcher;
-    private final RuleSet rules;
+    private final RuleFiles ruleFiles;
+    private volatile RuleSet rules;
+    private RuleReloader reloader;
     private Evaluator evaluator;
     private ProbeEndpoint probes;
     private HttpServer server;
     private volatile boolean ready;
 
+    /** A gateway running a fixed rule set, with nothing to reload. */
     public Gateway(GatewayConfig config, RuleSet rules, Supplier<TokenFile> tokens, List<Receiver> receivers,
                    InstantSource clock) {
+        this(config, rules, RuleFiles.none(), tokens, receivers, clock);
+    }
+
+    /** A gateway running {@code rules}, loaded from {@code ruleFiles}, which it reloads on request and on change. */
+    public Gateway(GatewayConfig config, RuleSet rules, RuleFiles ruleFiles, Supplier<TokenFile> tokens,
+                   List<Receiver> receivers, InstantSource clock) {
         this.config = config;
         this.rules = rules;
+        this.ruleFiles = ruleFiles;
         this.tokens = tokens;
         this.clock = clock;
         this.ledger = new MemoryLedger(10_000, config.externalUrl());
@@ -64,9 +79,13 @@ public final class Gateway extends VerticleBase implements FrameSink {
         evaluator = new Evaluator(fleet, rules, this::transition);
         probes = new ProbeEndpoint(vertx, config.ingest(), tokens, this, clock);
         Router router = Router.router(vertx);
-        router.get("/v1/probe").handler(ctx -> probes.handle(ctx.request()));
         new ApiRoutes(this).mount(router);
         vertx.setPeriodic(config.tickMs(), id -> evaluator.tick(clock.millis(), config.tickMs()));
+        Future<Void> watching = Future.succeededFuture();
+        if (!ruleFiles.paths().isEmpty()) {
+            reloader = new RuleReloader(context, ruleFiles, this::reload, clock, rules.rules().size());
+            watching = reloader.watch();
+        }
         // the transport's cap sits above the protocol limit so an oversized frame reaches the codec, which
         // answers with an error naming the size before closing with 1009
         int transportCap = (int) Math.min(Integer.MAX_VALUE, 4L * config.ingest().maxFrameBytes());
@@ -74,17 +93,25 @@ public final class Gateway extends VerticleBase implements FrameSink {
                 .setHost(config.host())
                 .setMaxWebSocketFrameSize(transportCap)
                 .setMaxWebSocketMessageSize(transportCap);
-        return vertx.createHttpServer(options).requestHandler(router).listen(config.port()).onSuccess(s -> {
-            server = s;
-            ready = true;
-            LOG.info("gateway listening on " + config.host() + ":" + s.actualPort() + " with "
-                    + rules.rules().size() + " rules");
-        });
+        // the handshake handler accepts and serves probes itself; Vert.x consults it only when a WebSocket
+        // handler is set, which then has nothing left to do
+        return watching.compose(v -> vertx.createHttpServer(options).requestHandler(router)
+                        .webSocketHandshakeHandler(probes::handshake).webSocketHandler(ws -> { })
+                        .listen(config.port()))
+                .onSuccess(s -> {
+                    server = s;
+                    ready = true;
+                    LOG.info("gateway listening on " + config.host() + ":" + s.actualPort() + " with "
+                            + ReloadStatus.count(rules.rules().size()));
+                });
     }
 
     @Override
     public Future<?> stop() {
         ready = false;
+        if (reloader != null) {
+            reloader.stop();
+        }
         return server == null ? Future.succeededFuture() : server.close();
     }
 
@@ -136,6 +163,26 @@ public final class Gateway extends VerticleBase implements FrameSink {
         fleet.disconnected(node);
     }
 
+    /**
+     * Swaps in a new rule set on the event loop, between two frames: alerts of rules that stay keep their state
+     * (a firing one sends nothing new), firing alerts of rules that are gone resolve, windows of series that
+     * stay keep their data.
+     */
+    public Future<Void> reload(RuleSet next) {
+        Promise<Void> done = Promise.promise();
+        context.runOnContext(v -> {
+            evaluator.replace(next, clock.millis());
+            rules = next;
+            done.complete();
+        });
+        return done.future();
+    }
+
+    /** Reloads from the rule files; empty for a gateway started with a fixed rule set. */
+    public Optional<RuleReloader> reloader() {
+        return Optional.ofNullable(reloader);
+    }
+
     private void transition(Transition t) {
         ledger.apply(t, dispatcher::dispatch);
     }
@@ -160,6 +207,7 @@ public final class Gateway extends VerticleBase implements FrameSink {
         return evaluator;
     }
 
+    /** The rule set running now. */
     public RuleSet rules() {
         return rules;
     }

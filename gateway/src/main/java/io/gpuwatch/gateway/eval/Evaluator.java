@@ -5,24 +5,31 @@ import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.gateway.state.NodeState;
 import io.gpuwatch.rules.RuleSet;
 import io.gpuwatch.rules.ScopeKind;
+import io.gpuwatch.rules.eval.DisabledRule;
 import io.gpuwatch.rules.eval.RuleEngine;
 import io.gpuwatch.rules.eval.Transition;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.logging.Logger;
 
 /**
  * Decides when rules run. Card rules run the moment a card's sample or event lands; node rules on every
  * event of the node and on the tick; the tick also runs card rules of cards that stopped sending, so their
- * alerts can resolve. No decision is more than one sample or one tick late.
+ * alerts can resolve. No decision is more than one sample or one tick late. Rules the engine disables for
+ * overrunning their time budget are logged on the next tick.
  */
 public final class Evaluator {
+    private static final Logger LOG = Logger.getLogger(Evaluator.class.getName());
+
     private final FleetState fleet;
     private final RuleEngine engine;
     private final Consumer<Transition> sink;
     private final Map<String, Long> lastCardEval = new HashMap<>();
     private long evaluations;
+    private int disabledLogged;
 
     public Evaluator(FleetState fleet, RuleSet rules, Consumer<Transition> sink) {
         this.fleet = fleet;
@@ -31,10 +38,14 @@ public final class Evaluator {
         fleet.useSeries(rules.series());
     }
 
-    /** Swaps in a new rule set; alerts of rules that stay keep their state. */
-    public void replace(RuleSet next) {
-        engine.replace(next);
+    /**
+     * Swaps in a new rule set at {@code now}: alerts of rules that stay keep their state, firing alerts of rules
+     * that are gone resolve through the sink, and windows of series that stay keep their data.
+     */
+    public void replace(RuleSet next, long now) {
+        engine.replace(next, now, sink);
         fleet.useSeries(next.series());
+        disabledLogged = 0;
     }
 
     public RuleEngine engine() {
@@ -71,5 +82,14 @@ public final class Evaluator {
                 }
             }
         }
+        logDisabled();
+    }
+
+    private void logDisabled() {
+        List<DisabledRule> disabled = engine.disabled();
+        for (int i = disabledLogged; i < disabled.size(); i++) {
+            LOG.severe(disabled.get(i).diagnostic().toString());
+        }
+        disabledLogged = disabled.size();
     }
 }

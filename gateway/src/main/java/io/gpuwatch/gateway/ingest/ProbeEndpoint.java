@@ -4,7 +4,7 @@ import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.protocol.codec.FrameCodec;
 import io.gpuwatch.protocol.codec.FrameLimits;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.ServerWebSocketHandshake;
 
 import java.time.InstantSource;
 import java.util.HashMap;
@@ -18,6 +18,8 @@ import java.util.logging.Logger;
  * runs one {@link ProbeSession} per connection. Runs on the gateway's event loop.
  */
 public final class ProbeEndpoint {
+    /** The path probes connect to. */
+    public static final String PATH = "/v1/probe";
     private static final Logger LOG = Logger.getLogger(ProbeEndpoint.class.getName());
 
     private final Vertx vertx;
@@ -50,21 +52,23 @@ public final class ProbeEndpoint {
         return byNode.size();
     }
 
-    /** Handles an upgrade request on the probe path. */
-    public void handle(HttpServerRequest request) {
-        Optional<TokenFile.Entry> entry = tokens.get().find(bearer(request.getHeader("Authorization")));
+    /**
+     * Decides a WebSocket handshake: 401 without a known bearer token, 404 off the probe path, else accepted and
+     * served by a new {@link ProbeSession}.
+     */
+    public void handshake(ServerWebSocketHandshake handshake) {
+        if (!PATH.equals(handshake.path())) {
+            handshake.reject(404);
+            return;
+        }
+        Optional<TokenFile.Entry> entry = tokens.get().find(bearer(handshake.headers().get("Authorization")));
         if (entry.isEmpty()) {
             counters.refusedHandshakes.incrementAndGet();
-            LOG.info(() -> "refused probe handshake from " + request.remoteAddress() + ": missing or unknown token");
-            request.response().setStatusCode(401).putHeader("WWW-Authenticate", "Bearer realm=\"gpuwatch\"")
-                    .end("missing or unknown bearer token");
+            LOG.info(() -> "refused probe handshake from " + handshake.remoteAddress() + ": missing or unknown token");
+            handshake.reject(401);
             return;
         }
-        if (!request.canUpgradeToWebSocket()) {
-            request.response().setStatusCode(400).end("this endpoint speaks WebSocket (protocol v1)");
-            return;
-        }
-        request.toWebSocket().onSuccess(ws -> {
+        handshake.accept().onSuccess(ws -> {
             counters.connections.incrementAndGet();
             new ProbeSession(this, ws, entry.get()).start();
         }).onFailure(e -> LOG.warning("WebSocket upgrade failed: " + e.getMessage()));

@@ -11,6 +11,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.UpgradeRejectedException;
 import io.vertx.core.http.WebSocket;
+import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketConnectOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
@@ -49,6 +50,8 @@ class ProbeEndpointTest {
 
     private final AtomicLong now = new AtomicLong(1_764_700_000_000L);
     private Gateway gateway;
+    /** Held for the whole test: Vert.x 5 closes a client, and its connections, once it is unreachable. */
+    private WebSocketClient probes;
 
     @BeforeEach
     void start(Vertx vertx, VertxTestContext ctx) {
@@ -59,6 +62,7 @@ class ProbeEndpointTest {
         IngestConfig ingest = new IngestConfig(64 * 1024, 50, 200, 64, 3, 10_000, 100, 1000);
         gateway = new Gateway(new GatewayConfig("127.0.0.1", 0, ingest, 1000, "http://localhost"),
                 load.ruleSet(), () -> tokens, List.of(), clock);
+        probes = vertx.createWebSocketClient();
         vertx.deployVerticle(gateway).onComplete(ctx.succeedingThenComplete());
     }
 
@@ -79,7 +83,7 @@ class ProbeEndpointTest {
         WebSocketConnectOptions o = new WebSocketConnectOptions().setHost("127.0.0.1").setPort(gateway.port())
                 .setURI("/v1/probe").addHeader("Authorization", "Bearer " + token);
         BlockingQueue<JsonObject> in = new ArrayBlockingQueue<>(100);
-        WebSocket ws = vertx.createWebSocketClient().connect(o)
+        WebSocket ws = probes.connect(o)
                 .onSuccess(s -> s.textMessageHandler(t -> in.add(new JsonObject(t))))
                 .toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
         return new Client(ws, in);
@@ -106,13 +110,18 @@ class ProbeEndpointTest {
             if (!header.isEmpty()) {
                 o.addHeader("Authorization", header);
             }
-            Future<WebSocket> f = vertx.createWebSocketClient().connect(o);
+            Future<WebSocket> f = probes.connect(o);
             Throwable cause = f.toCompletionStage().toCompletableFuture().handle((ws, e) -> e).get(5, TimeUnit.SECONDS);
             UpgradeRejectedException rejected = assertInstanceOf(UpgradeRejectedException.class, cause, header);
             assertEquals(401, rejected.getStatus());
         }
         assertEquals(3, gateway.probes().counters().refusedHandshakes.get());
         assertEquals(0, gateway.fleet().nodes().size(), "a refused probe leaves nothing behind");
+        WebSocketConnectOptions elsewhere = new WebSocketConnectOptions().setHost("127.0.0.1")
+                .setPort(gateway.port()).setURI("/v1/elsewhere").addHeader("Authorization", "Bearer " + TOKEN);
+        Throwable cause = probes.connect(elsewhere).toCompletionStage().toCompletableFuture()
+                .handle((ws, e) -> e).get(5, TimeUnit.SECONDS);
+        assertEquals(404, assertInstanceOf(UpgradeRejectedException.class, cause).getStatus());
     }
 
     @Test
