@@ -1,0 +1,251 @@
+package io.gpuwatch.cli;
+
+import io.gpuwatch.gateway.backtest.TraceFrame;
+import io.gpuwatch.protocol.Hello;
+import io.gpuwatch.protocol.codec.Decoded;
+import io.gpuwatch.protocol.codec.FrameCodec;
+
+import java.io.BufferedReader;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * The frames of a trace file (one protocol frame per line, plain or gzipped when the name ends in {@code .gz}),
+ * streamed in file order. A line that is not a valid frame is reported as {@code file:line: message} and
+ * skipped; a read error ends the frames and is kept for {@link #failure()}. Decoding JSON is most of a
+ * backtest's work, so one thread reads lines and a small pool decodes them in batches while the caller replays;
+ * at most a few batches are held at a time. Problems are reported on the iterating thread, in file order.
+ * Iterate once, then close.
+ */
+final class TraceLines implements Iterable<TraceFrame>, AutoCloseable {
+    private static final int BATCH = 512;
+
+    private final Path file;
+    private final Consumer<String> problems;
+    private final FrameCodec codec = new FrameCodec();
+    private final long size;
+    private final AtomicLong bytesRead = new AtomicLong();
+    private final BufferedReader reader;
+    private final ExecutorService decoders;
+    private final BlockingQueue<CompletableFuture<Batch>> batches;
+    private final Thread lineReader;
+    private long badLines;
+    private String failure;
+
+    /** Decoded lines of one batch: a frame or a problem per line, in order; {@code failure} ends the file. */
+    private record Batch(List<Object> items, String failure, boolean last) {
+    }
+
+    /** Opens the file and starts reading ahead; {@code problems} hears about every line that is skipped. */
+    TraceLines(Path file, Consumer<String> problems) throws IOException {
+        this.file = file;
+        this.problems = problems;
+        this.size = Files.size(file);
+        InputStream in = new Counting(Files.newInputStream(file), bytesRead);
+        try {
+            if (file.getFileName().toString().endsWith(".gz")) {
+                in = new GZIPInputStream(in, 64 * 1024);
+            }
+        } catch (IOException e) {
+            in.close();
+            throw e;
+        }
+        this.reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 256 * 1024);
+        int threads = Math.min(8, Runtime.getRuntime().availableProcessors());
+        this.decoders = Executors.newFixedThreadPool(threads, r -> daemon(r, "trace-decoder"));
+        this.batches = new ArrayBlockingQueue<>(threads * 4);
+        this.lineReader = daemon(this::readAhead, "trace-reader");
+        lineReader.start();
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    /** Bytes of the file read so far, compressed bytes for a gzipped file. */
+    long bytesRead() {
+        return bytesRead.get();
+    }
+
+    /** The file's size in bytes. */
+    long size() {
+        return size;
+    }
+
+    long badLines() {
+        return badLines;
+    }
+
+    /** Why reading stopped before the end of the file, or null. */
+    String failure() {
+        return failure;
+    }
+
+    /** The reader thread: lines in batches to the decoders, their futures queued in file order. */
+    private void readAhead() {
+        long lineNo = 0;
+        try {
+            while (true) {
+                List<String> lines = new ArrayList<>(BATCH);
+                long first = lineNo + 1;
+                String failed = null;
+                boolean end = false;
+                while (lines.size() < BATCH) {
+                    String line;
+                    try {
+                        line = reader.readLine();
+                    } catch (IOException e) {
+                        failed = file + ":" + (lineNo + 1) + ": cannot read further: " + e.getMessage();
+                        break;
+                    }
+                    if (line == null) {
+                        end = true;
+                        break;
+                    }
+                    lineNo++;
+                    lines.add(line);
+                }
+                String f = failed;
+                boolean last = end || failed != null;
+                batches.put(CompletableFuture.supplyAsync(() -> decode(first, lines, f, last), decoders));
+                if (last) {
+                    return;
+                }
+            }
+        } catch (InterruptedException e) {
+            // closed before the end: nobody waits for the rest
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private Batch decode(long firstLine, List<String> lines, String failed, boolean last) {
+        List<Object> items = new ArrayList<>(lines.size());
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i);
+            if (line.isBlank()) {
+                continue;
+            }
+            String where = file + ":" + (firstLine + i) + ": ";
+            Decoded d = codec.decode(line);
+            if (d instanceof Decoded.Bad bad) {
+                items.add(where + bad.message());
+            } else if (d instanceof Decoded.Ok ok) {
+                String node = ok.frame() instanceof Hello h ? h.node() : ok.node();
+                items.add(node == null
+                        ? where + "a " + ok.frame().type() + " frame without the \"node\" key that names its producer"
+                        : new TraceFrame(node, ok.frame()));
+            }
+        }
+        return new Batch(items, failed, last);
+    }
+
+    @Override
+    public Iterator<TraceFrame> iterator() {
+        return new Iterator<>() {
+            private Batch batch;
+            private int at;
+            private boolean done;
+            private TraceFrame next;
+
+            @Override
+            public boolean hasNext() {
+                while (next == null && !done) {
+                    if (batch == null || at == batch.items().size()) {
+                        if (batch != null && batch.last()) {
+                            failure = batch.failure();
+                            done = true;
+                            break;
+                        }
+                        batch = take();
+                        at = 0;
+                        continue;
+                    }
+                    Object item = batch.items().get(at++);
+                    if (item instanceof TraceFrame f) {
+                        next = f;
+                    } else {
+                        badLines++;
+                        problems.accept((String) item);
+                    }
+                }
+                return next != null;
+            }
+
+            @Override
+            public TraceFrame next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                TraceFrame f = next;
+                next = null;
+                return f;
+            }
+        };
+    }
+
+    private Batch take() {
+        try {
+            return batches.take().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Batch(List.of(), file + ": reading was interrupted", true);
+        } catch (ExecutionException e) {
+            return new Batch(List.of(), file + ": cannot decode: " + e.getCause(), true);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        lineReader.interrupt();
+        decoders.shutdownNow();
+        reader.close();
+    }
+
+    /** Counts the bytes that pass, for progress over compressed files too. */
+    private static final class Counting extends FilterInputStream {
+        private final AtomicLong count;
+
+        Counting(InputStream in, AtomicLong count) {
+            super(in);
+            this.count = count;
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = super.read();
+            if (b >= 0) {
+                count.incrementAndGet();
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = super.read(b, off, len);
+            if (n > 0) {
+                count.addAndGet(n);
+            }
+            return n;
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package io.gpuwatch.gateway.ruletest;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/** A rule test file as read: the rule files it loads and its tests, every part with the place it was written. */
+record TestFile(String file, List<Path> ruleFiles, long evaluationIntervalMs, List<Case> tests) {
+    TestFile {
+        ruleFiles = List.copyOf(ruleFiles);
+        tests = List.copyOf(tests);
+    }
+
+    /** A 1-based line and column in the test file. */
+    record Place(int line, int column) {
+        @Override
+        public String toString() {
+            return line + ":" + column;
+        }
+    }
+
+    /** One test: a fleet, what it sends, and what must be firing when. */
+    record Case(String name, Place place, long intervalMs, List<NodeSetup> nodes, List<InputSeries> series,
+                List<InputEvent> events, List<AlertCheck> checks) {
+        Case {
+            nodes = List.copyOf(nodes);
+            series = List.copyOf(series);
+            events = List.copyOf(events);
+            checks = List.copyOf(checks);
+        }
+    }
+
+    record NodeSetup(String name, Map<String, String> labels, List<CardSetup> cards) {
+        NodeSetup {
+            labels = Map.copyOf(labels);
+            cards = List.copyOf(cards);
+        }
+    }
+
+    /** A card of a node; {@code name} may be null (the card is then named by its uuid). */
+    record CardSetup(String uuid, String name, int index, List<ProcessSetup> processes) {
+        CardSetup {
+            processes = List.copyOf(processes);
+        }
+    }
+
+    /** A process on a card from {@code fromMs} (inclusive) until {@code untilMs} (exclusive) of test time. */
+    record ProcessSetup(long pid, String task, String owner, String business, long fromMs, long untilMs) {
+        boolean runsAt(long ms) {
+            return ms >= fromMs && ms < untilMs;
+        }
+    }
+
+    /** One metric of one card, a value per sample interval. */
+    record InputSeries(Place place, String node, String uuid, String metric, SeriesNotation.Expanded values) {
+    }
+
+    /** An event at {@code atMs} of test time; {@code uuid} null when node-wide, {@code xid} null but for XIDs. */
+    record InputEvent(long atMs, String node, String uuid, String kind, Integer xid, String text, Long pid) {
+    }
+
+    /** What must hold at {@code evalMs}: the firing alerts of one rule, and optionally its notification counts. */
+    record AlertCheck(Place place, long evalMs, String evalText, String alertname, List<ExpectedAlert> alerts,
+                      ExpectedNotifications notifications) {
+        AlertCheck {
+            alerts = List.copyOf(alerts);
+        }
+    }
+
+    /** An expected alert: these labels with these values (others may be present), and texts when given. */
+    record ExpectedAlert(Map<String, String> labels, String summary, String description) {
+        ExpectedAlert {
+            labels = Map.copyOf(labels);
+        }
+    }
+
+    /** Counts of notifications the rule sent up to the check's time; null fields are not checked. */
+    record ExpectedNotifications(Integer firing, Integer resolved) {
+    }
+}

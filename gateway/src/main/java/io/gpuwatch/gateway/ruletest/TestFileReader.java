@@ -1,0 +1,564 @@
+package io.gpuwatch.gateway.ruletest;
+
+import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.dsl.DslException;
+import io.gpuwatch.rules.dsl.Durations;
+import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import org.snakeyaml.engine.v2.exceptions.Mark;
+import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
+import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
+import org.snakeyaml.engine.v2.nodes.MappingNode;
+import org.snakeyaml.engine.v2.nodes.Node;
+import org.snakeyaml.engine.v2.nodes.NodeTuple;
+import org.snakeyaml.engine.v2.nodes.ScalarNode;
+import org.snakeyaml.engine.v2.nodes.SequenceNode;
+import org.snakeyaml.engine.v2.nodes.Tag;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Reads a rule test file into a {@link TestFile}, collecting every problem with its file:line:column. The YAML
+ * is composed into nodes, never constructed into objects, so every value keeps the place it was written.
+ */
+final class TestFileReader {
+    private static final List<String> FILE_KEYS = List.of("rule_files", "evaluation_interval", "tests");
+    private static final List<String> TEST_KEYS = List.of("name", "interval", "nodes", "input_series",
+            "input_events", "alert_rule_test");
+    private static final List<String> NODE_KEYS = List.of("name", "labels", "cards");
+    private static final List<String> CARD_KEYS = List.of("uuid", "name", "index", "processes");
+    private static final List<String> PROCESS_KEYS = List.of("pid", "task", "owner", "business", "from", "until");
+    private static final List<String> SERIES_KEYS = List.of("card", "metric", "values");
+    private static final List<String> EVENT_KEYS = List.of("at", "card", "node", "kind", "xid", "text", "pid");
+    private static final List<String> CHECK_KEYS = List.of("eval_time", "alertname", "exp_alerts",
+            "exp_notifications");
+    private static final List<String> ALERT_KEYS = List.of("exp_labels", "exp_summary", "exp_description");
+    private static final List<String> COUNT_KEYS = List.of("firing", "resolved");
+    private static final Pattern KIND = Pattern.compile("[a-z][a-z0-9]*(_[a-z0-9]+)*");
+    private static final long DEFAULT_MS = 1_000;
+
+    private final String file;
+    private final Path dir;
+    private final String text;
+    private final SourcePlaces src;
+    private final List<Diagnostic> diagnostics;
+
+    private TestFileReader(String file, Path dir, String text, List<Diagnostic> diagnostics) {
+        this.file = file;
+        this.dir = dir;
+        this.text = text;
+        this.src = new SourcePlaces(text);
+        this.diagnostics = diagnostics;
+    }
+
+    /**
+     * Reads {@code text}, named {@code file} in diagnostics, its rule files relative to {@code dir}; null when
+     * anything was wrong (the reasons are in {@code diagnostics}).
+     */
+    static TestFile read(String file, Path dir, String text, List<Diagnostic> diagnostics) {
+        TestFileReader r = new TestFileReader(file, dir, text, diagnostics);
+        int before = r.errors();
+        TestFile out = r.run();
+        return r.errors() > before ? null : out;
+    }
+
+    private TestFile run() {
+        Optional<Node> root;
+        try {
+            root = new Compose(LoadSettings.builder().setLabel(file).build()).composeString(text);
+        } catch (MarkedYamlEngineException e) {
+            Optional<Mark> mark = e.getProblemMark().or(e::getContextMark);
+            TestFile.Place p = mark.map(SourcePlaces::of).orElse(new TestFile.Place(1, 1));
+            String context = e.getContext() == null ? "" : " (" + e.getContext() + ")";
+            diagnostics.add(Diagnostic.error(file, p.line(), p.column(),
+                    "not valid YAML: " + e.getProblem() + context));
+            return null;
+        } catch (YamlEngineException e) {
+            diagnostics.add(Diagnostic.error(file, 1, 1, "not valid YAML: " + e.getMessage()));
+            return null;
+        }
+        if (root.isEmpty()) {
+            diagnostics.add(Diagnostic.error(file, 0, 0,
+                    "empty file: a rule test file has `rule_files:` and `tests:`"));
+            return null;
+        }
+        if (!(root.get() instanceof MappingNode top)) {
+            error(root.get(), "a rule test file is a mapping with `rule_files:` and `tests:`");
+            return null;
+        }
+        Map<String, Node> keys = mapping(top, FILE_KEYS, "top-level");
+        List<Path> ruleFiles = new ArrayList<>();
+        Node rf = required(top, keys, "rule_files",
+                "the rule files (or directories) the tests load, relative to this file");
+        for (Node n : list(rf, "`rule_files`")) {
+            String p = string(n, "a rule file");
+            if (p != null) {
+                ruleFiles.add(dir.resolve(p).normalize());
+            }
+        }
+        if (rf instanceof SequenceNode s && s.getValue().isEmpty()) {
+            error(rf, "`rule_files` is empty: name at least one rule file");
+        }
+        long evalMs = positiveDuration(keys.get("evaluation_interval"), DEFAULT_MS);
+        List<TestFile.Case> tests = new ArrayList<>();
+        Node t = required(top, keys, "tests", "the list of tests");
+        for (Node n : list(t, "`tests`")) {
+            if (n instanceof MappingNode m) {
+                TestFile.Case c = test(m);
+                if (c != null) {
+                    tests.add(c);
+                }
+            } else {
+                error(n, "a test is a mapping with `name:`, `nodes:`, inputs and `alert_rule_test:`");
+            }
+        }
+        if (t instanceof SequenceNode s && s.getValue().isEmpty()) {
+            error(t, "`tests` is empty");
+        }
+        return new TestFile(file, ruleFiles, evalMs, tests);
+    }
+
+    private TestFile.Case test(MappingNode node) {
+        Map<String, Node> keys = mapping(node, TEST_KEYS, "test");
+        String name = string(required(node, keys, "name", "what the test shows"), "the test's name");
+        long intervalMs = positiveDuration(keys.get("interval"), DEFAULT_MS);
+        List<TestFile.NodeSetup> nodes = new ArrayList<>();
+        // uuid -> node, to place series and events on their node
+        Map<String, String> cardNodes = new HashMap<>();
+        Map<String, Node> nodeNames = new HashMap<>();
+        for (Node n : list(required(node, keys, "nodes", "the nodes of the test's fleet and their cards"), "`nodes`")) {
+            TestFile.NodeSetup setup = nodeSetup(n, cardNodes, nodeNames);
+            if (setup != null) {
+                nodes.add(setup);
+            }
+        }
+        List<TestFile.InputSeries> series = new ArrayList<>();
+        Map<String, Node> seen = new HashMap<>();
+        for (Node n : list(keys.get("input_series"), "`input_series`")) {
+            TestFile.InputSeries s = inputSeries(n, cardNodes, seen);
+            if (s != null) {
+                series.add(s);
+            }
+        }
+        List<TestFile.InputEvent> events = new ArrayList<>();
+        for (Node n : list(keys.get("input_events"), "`input_events`")) {
+            TestFile.InputEvent e = inputEvent(n, cardNodes, nodeNames);
+            if (e != null) {
+                events.add(e);
+            }
+        }
+        List<TestFile.AlertCheck> checks = new ArrayList<>();
+        Node checkList = keys.get("alert_rule_test");
+        for (Node n : list(checkList, "`alert_rule_test`")) {
+            TestFile.AlertCheck c = check(n);
+            if (c != null) {
+                checks.add(c);
+            }
+        }
+        if (checkList == null) {
+            error(node, "test `" + name + "` checks nothing: add `alert_rule_test:` with `eval_time`, `alertname` "
+                    + "and `exp_alerts`");
+        }
+        staleConflicts(series);
+        return name == null ? null : new TestFile.Case(name, SourcePlaces.of(node), intervalMs, nodes, series, events,
+                checks);
+    }
+
+    private TestFile.NodeSetup nodeSetup(Node n, Map<String, String> cardNodes, Map<String, Node> nodeNames) {
+        if (!(n instanceof MappingNode m)) {
+            error(n, "a node is a mapping with `name:` and `cards:`");
+            return null;
+        }
+        Map<String, Node> keys = mapping(m, NODE_KEYS, "node");
+        Node nameNode = required(m, keys, "name", "the node's name");
+        String name = string(nameNode, "the node's name");
+        if (name != null && nodeNames.putIfAbsent(name, nameNode) != null) {
+            error(nameNode, "node `" + name + "` is declared twice (first at " + file + ":"
+                    + SourcePlaces.of(nodeNames.get(name)) + ")");
+        }
+        Map<String, String> labels = stringMap(keys.get("labels"), "`labels`");
+        List<TestFile.CardSetup> cards = new ArrayList<>();
+        List<Node> cardNodesList = list(keys.get("cards"), "`cards`");
+        for (int i = 0; i < cardNodesList.size(); i++) {
+            TestFile.CardSetup c = card(cardNodesList.get(i), i, name, cardNodes);
+            if (c != null) {
+                cards.add(c);
+            }
+        }
+        return name == null ? null : new TestFile.NodeSetup(name, labels, cards);
+    }
+
+    private TestFile.CardSetup card(Node n, int position, String node, Map<String, String> cardNodes) {
+        if (!(n instanceof MappingNode m)) {
+            error(n, "a card is a mapping with `uuid:` and optionally `name:`, `index:` and `processes:`");
+            return null;
+        }
+        Map<String, Node> keys = mapping(m, CARD_KEYS, "card");
+        Node uuidNode = required(m, keys, "uuid", "the card's uuid, which series and events name it by");
+        String uuid = string(uuidNode, "the card's uuid");
+        if (uuid != null && node != null && cardNodes.putIfAbsent(uuid, node) != null) {
+            error(uuidNode, "card `" + uuid + "` is declared twice in this test");
+        }
+        String name = keys.containsKey("name") ? string(keys.get("name"), "the card's name") : null;
+        int index = keys.containsKey("index") ? (int) whole(keys.get("index"), "`index`", 0, 1023) : position;
+        List<TestFile.ProcessSetup> processes = new ArrayList<>();
+        List<Node> ps = list(keys.get("processes"), "`processes`");
+        for (int i = 0; i < ps.size(); i++) {
+            TestFile.ProcessSetup p = process(ps.get(i), i);
+            if (p != null) {
+                processes.add(p);
+            }
+        }
+        return uuid == null ? null : new TestFile.CardSetup(uuid, name, index, processes);
+    }
+
+    private TestFile.ProcessSetup process(Node n, int position) {
+        if (!(n instanceof MappingNode m)) {
+            error(n, "a process is a mapping of `pid`, `task`, `owner`, `business`, `from` and `until`");
+            return null;
+        }
+        Map<String, Node> keys = mapping(m, PROCESS_KEYS, "process");
+        long pid = keys.containsKey("pid") ? whole(keys.get("pid"), "`pid`", 1, Integer.MAX_VALUE) : 1000 + position;
+        String task = keys.containsKey("task") ? string(keys.get("task"), "`task`") : null;
+        String owner = keys.containsKey("owner") ? string(keys.get("owner"), "`owner`") : null;
+        String business = keys.containsKey("business") ? string(keys.get("business"), "`business`") : null;
+        long from = duration(keys.get("from"), 0);
+        long until = duration(keys.get("until"), Long.MAX_VALUE);
+        if (keys.containsKey("until") && until <= from) {
+            error(keys.get("until"), "`until` must be later than `from`");
+        }
+        return new TestFile.ProcessSetup(pid, task, owner, business, from, until);
+    }
+
+    private TestFile.InputSeries inputSeries(Node n, Map<String, String> cardNodes, Map<String, Node> seen) {
+        if (!(n instanceof MappingNode m)) {
+            error(n, "an input series is a mapping of `card`, `metric` and `values`");
+            return null;
+        }
+        Map<String, Node> keys = mapping(m, SERIES_KEYS, "input series");
+        Node cardNode = required(m, keys, "card", "the uuid of a card declared under `nodes`");
+        String uuid = knownCard(cardNode, cardNodes);
+        Node metricNode = required(m, keys, "metric", "a card metric, e.g. gpuUtil");
+        String metric = string(metricNode, "the metric");
+        if (metric != null) {
+            Metric known = Metric.byField(metric);
+            if (known == null || known.source() != Metric.Source.CARD) {
+                error(metricNode, (known == null ? "unknown metric `" : "`") + metric + "`"
+                        + (known == null ? suggestion(metric) : " is not a card metric; tests feed card metrics"));
+                metric = null;
+            }
+        }
+        if (uuid != null && metric != null) {
+            Node first = seen.putIfAbsent(uuid + "/" + metric, m);
+            if (first != null) {
+                error(m, "card `" + uuid + "` has a second `" + metric + "` series (first at " + file + ":"
+                        + SourcePlaces.of(first) + ")");
+            }
+        }
+        Node valuesNode = required(m, keys, "values", "the values, e.g. \"0+10x100\"");
+        SeriesNotation.Expanded values = null;
+        if (valuesNode instanceof ScalarNode s && metric != null) {
+            try {
+                values = SeriesNotation.parse(s.getValue(), metric.equals(Metric.CLOCK_EVENT_REASONS.field()));
+            } catch (SeriesNotation.NotationException e) {
+                TestFile.Place p = src.inScalar(s, e.offset());
+                diagnostics.add(Diagnostic.error(file, p.line(), p.column(), e.getMessage()));
+            }
+        } else if (valuesNode != null && !(valuesNode instanceof ScalarNode)) {
+            error(valuesNode, "`values` is one string such as \"0+10x100\" or \"80 80 95 _ 97\"");
+        }
+        if (uuid == null || metric == null || values == null) {
+            return null;
+        }
+        return new TestFile.InputSeries(SourcePlaces.of(valuesNode), cardNodes.get(uuid), uuid, metric, values);
+    }
+
+    private TestFile.InputEvent inputEvent(Node n, Map<String, String> cardNodes, Map<String, Node> nodeNames) {
+        if (!(n instanceof MappingNode m)) {
+            error(n, "an input event is a mapping of `at`, `card` or `node`, `kind` and optionally `xid`, `text`, "
+                    + "`pid`");
+            return null;
+        }
+        Map<String, Node> keys = mapping(m, EVENT_KEYS, "input event");
+        Node atNode = required(m, keys, "at", "when the event happens, from the test's start, e.g. 30s");
+        long at = atNode == null ? 0 : duration(atNode, 0);
+        String uuid = null;
+        String node = null;
+        if (keys.containsKey("card") && keys.containsKey("node")) {
+            error(keys.get("node"), "give `card` for a card's event or `node` for a node-wide one, not both");
+        } else if (keys.containsKey("card")) {
+            uuid = knownCard(keys.get("card"), cardNodes);
+            node = uuid == null ? null : cardNodes.get(uuid);
+        } else if (keys.containsKey("node")) {
+            node = string(keys.get("node"), "the node");
+            if (node != null && !nodeNames.containsKey(node)) {
+                error(keys.get("node"), "node `" + node + "` is not declared under `nodes`");
+                node = null;
+            }
+        } else {
+            error(m, "an event needs `card:` (a card's event) or `node:` (a node-wide event)");
+        }
+        Node kindNode = required(m, keys, "kind", "the event's kind, e.g. xid or oom");
+        String kind = string(kindNode, "the kind");
+        if (kind != null && !KIND.matcher(kind).matches()) {
+            error(kindNode, "kind `" + kind + "` is not lower_snake_case");
+            kind = null;
+        }
+        Integer xid = null;
+        if (keys.containsKey("xid")) {
+            xid = (int) whole(keys.get("xid"), "`xid`", 0, 65535);
+            if (kind != null && !kind.equals("xid")) {
+                error(keys.get("xid"), "only `kind: xid` events carry an `xid` code");
+            }
+        } else if ("xid".equals(kind)) {
+            error(kindNode, "an xid event needs its code: `xid: 79`");
+        }
+        String eventText = keys.containsKey("text") ? string(keys.get("text"), "`text`") : null;
+        Long pid = keys.containsKey("pid") ? whole(keys.get("pid"), "`pid`", 1, Integer.MAX_VALUE) : null;
+        if (node == null || kind == null || atNode == null) {
+            return null;
+        }
+        return new TestFile.InputEvent(at, node, uuid, kind, xid, eventText, pid);
+    }
+
+    private TestFile.AlertCheck check(Node n) {
+        if (!(n instanceof MappingNode m)) {
+            error(n, "an alert rule test is a mapping of `eval_time`, `alertname` and `exp_alerts`");
+            return null;
+        }
+        Map<String, Node> keys = mapping(m, CHECK_KEYS, "alert rule test");
+        Node evalNode = required(m, keys, "eval_time", "when to look, from the test's start, e.g. 5m");
+        long evalMs = evalNode == null ? 0 : duration(evalNode, 0);
+        String evalText = evalNode instanceof ScalarNode s ? s.getValue().trim() : "";
+        String alertname = string(required(m, keys, "alertname", "the rule whose alerts are checked"), "`alertname`");
+        List<TestFile.ExpectedAlert> alerts = new ArrayList<>();
+        for (Node a : list(keys.get("exp_alerts"), "`exp_alerts`")) {
+            if (!(a instanceof MappingNode am)) {
+                error(a, "an expected alert is a mapping of `exp_labels` and optionally `exp_summary`, "
+                        + "`exp_description`");
+                continue;
+            }
+            Map<String, Node> ak = mapping(am, ALERT_KEYS, "expected alert");
+            Map<String, String> labels = stringMap(ak.get("exp_labels"), "`exp_labels`");
+            String summary = ak.containsKey("exp_summary") ? rawString(ak.get("exp_summary"), "`exp_summary`") : null;
+            String description = ak.containsKey("exp_description")
+                    ? rawString(ak.get("exp_description"), "`exp_description`") : null;
+            alerts.add(new TestFile.ExpectedAlert(labels, summary, description));
+        }
+        TestFile.ExpectedNotifications counts = null;
+        Node cn = keys.get("exp_notifications");
+        if (cn != null) {
+            if (cn instanceof MappingNode cm) {
+                Map<String, Node> ck = mapping(cm, COUNT_KEYS, "exp_notifications");
+                Integer firing = ck.containsKey("firing")
+                        ? (int) whole(ck.get("firing"), "`firing`", 0, Integer.MAX_VALUE) : null;
+                Integer resolved = ck.containsKey("resolved")
+                        ? (int) whole(ck.get("resolved"), "`resolved`", 0, Integer.MAX_VALUE) : null;
+                if (ck.isEmpty()) {
+                    error(cm, "`exp_notifications` needs `firing:` and/or `resolved:` counts");
+                }
+                counts = new TestFile.ExpectedNotifications(firing, resolved);
+            } else {
+                error(cn, "`exp_notifications` is a mapping such as {firing: 1, resolved: 0}");
+            }
+        }
+        if (evalNode == null || alertname == null) {
+            return null;
+        }
+        return new TestFile.AlertCheck(SourcePlaces.of(m), evalMs, evalText, alertname, alerts, counts);
+    }
+
+    /** A stale card has no readings at that step, so a value in another of its series there contradicts it. */
+    private void staleConflicts(List<TestFile.InputSeries> series) {
+        for (TestFile.InputSeries s : series) {
+            for (int i = s.values().stale().nextSetBit(0); i >= 0; i = s.values().stale().nextSetBit(i + 1)) {
+                for (TestFile.InputSeries o : series) {
+                    if (o != s && o.uuid().equals(s.uuid()) && !Double.isNaN(o.values().at(i))) {
+                        diagnostics.add(Diagnostic.error(file, o.place().line(), o.place().column(), "card `"
+                                + s.uuid() + "` is `stale` in " + s.metric() + " at value " + (i + 1) + " but "
+                                + o.metric() + " has a value there; a stale card reports no readings at all"));
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    private String knownCard(Node n, Map<String, String> cardNodes) {
+        String uuid = string(n, "the card's uuid");
+        if (uuid != null && !cardNodes.containsKey(uuid)) {
+            error(n, "card `" + uuid + "` is not declared under `nodes`");
+            return null;
+        }
+        return uuid;
+    }
+
+    private static String suggestion(String name) {
+        for (Metric m : Metric.values()) {
+            if (m.source() == Metric.Source.CARD && m.field().equalsIgnoreCase(name)) {
+                return "; did you mean `" + m.field() + "`?";
+            }
+        }
+        return "";
+    }
+
+    // ---- YAML shapes
+
+    private Map<String, Node> mapping(MappingNode node, List<String> allowed, String what) {
+        Map<String, Node> out = new LinkedHashMap<>();
+        for (NodeTuple t : node.getValue()) {
+            if (!(t.getKeyNode() instanceof ScalarNode key)) {
+                error(t.getKeyNode(), "keys must be plain names");
+                continue;
+            }
+            String k = key.getValue();
+            if (!allowed.contains(k)) {
+                error(key, "unknown " + what + " key `" + k + "` (" + String.join(", ", allowed) + ")");
+            } else if (out.containsKey(k)) {
+                error(key, "`" + k + "` is given twice");
+            } else {
+                out.put(k, t.getValueNode());
+            }
+        }
+        return out;
+    }
+
+    private Node required(Node parent, Map<String, Node> keys, String key, String meaning) {
+        Node n = keys.get(key);
+        if (n == null) {
+            error(parent, "missing `" + key + ":`, " + meaning);
+        }
+        return n;
+    }
+
+    /** The items of a list; an absent or null list is empty. */
+    private List<Node> list(Node n, String what) {
+        if (n == null || isNull(n)) {
+            return List.of();
+        }
+        if (n instanceof SequenceNode s) {
+            return s.getValue();
+        }
+        error(n, what + " must be a list (items start with `- `)");
+        return List.of();
+    }
+
+    /** A non-empty scalar, trimmed; null (with an error) otherwise. */
+    private String string(Node n, String what) {
+        if (n == null) {
+            return null;
+        }
+        String v = rawString(n, what);
+        if (v == null) {
+            return null;
+        }
+        if (v.isBlank()) {
+            error(n, what + " is empty");
+            return null;
+        }
+        return v.trim();
+    }
+
+    /** A scalar's text as written (block scalars keep their folding). */
+    private String rawString(Node n, String what) {
+        if (!(n instanceof ScalarNode s)) {
+            error(n, what + " must be a single value, not a " + (n instanceof SequenceNode ? "list" : "mapping"));
+            return null;
+        }
+        if (isNull(s)) {
+            error(n, what + " is empty");
+            return null;
+        }
+        return s.getValue();
+    }
+
+    private Map<String, String> stringMap(Node n, String what) {
+        if (n == null || isNull(n)) {
+            return Map.of();
+        }
+        if (!(n instanceof MappingNode m)) {
+            error(n, what + " must be a mapping of names to values");
+            return Map.of();
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        for (NodeTuple t : m.getValue()) {
+            if (!(t.getKeyNode() instanceof ScalarNode key)) {
+                error(t.getKeyNode(), "keys must be plain names");
+                continue;
+            }
+            if (out.containsKey(key.getValue())) {
+                error(key, "`" + key.getValue() + "` is given twice");
+                continue;
+            }
+            String v = rawString(t.getValueNode(), "the value of `" + key.getValue() + "`");
+            if (v != null) {
+                out.put(key.getValue(), v);
+            }
+        }
+        return out;
+    }
+
+    private long whole(Node n, String what, long min, long max) {
+        String v = string(n, what);
+        if (v == null) {
+            return min;
+        }
+        try {
+            long x = Long.parseLong(v);
+            if (x >= min && x <= max) {
+                return x;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        error(n, what + " must be a whole number from " + min + " to " + max + ", got `" + v + "`");
+        return min;
+    }
+
+    private long duration(Node n, long absent) {
+        if (n == null) {
+            return absent;
+        }
+        if (!(n instanceof ScalarNode s) || isNull(n)) {
+            error(n, "expected a duration such as 30s or 5m");
+            return absent;
+        }
+        try {
+            return Durations.parse(s.getValue());
+        } catch (DslException e) {
+            TestFile.Place p = src.inScalar(s, e.offset());
+            diagnostics.add(Diagnostic.error(file, p.line(), p.column(), e.getMessage()));
+            return absent;
+        }
+    }
+
+    private long positiveDuration(Node n, long absent) {
+        long v = duration(n, absent);
+        if (n != null && v <= 0) {
+            error(n, "the interval must be longer than 0");
+            return absent;
+        }
+        return v;
+    }
+
+    private static boolean isNull(Node n) {
+        return n instanceof ScalarNode s && s.getTag().equals(Tag.NULL);
+    }
+
+    private void error(Node n, String message) {
+        TestFile.Place p = SourcePlaces.of(n);
+        diagnostics.add(Diagnostic.error(file, p.line(), p.column(), message));
+    }
+
+    private int errors() {
+        return (int) diagnostics.stream().filter(d -> d.level() == Diagnostic.Level.ERROR).count();
+    }
+}
