@@ -1,0 +1,74 @@
+package io.gpuwatch.probe.nvml;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+
+import static io.gpuwatch.probe.nvml.Scripts.TWO_CARDS;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Opening NVML and the typed errors of the wrapper. */
+class NvmlTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void libraryThatCannotBeLoadedIsAnErrorNamingThePath() {
+        String missing = dir.resolve("no-such-dir/libnvidia-ml.so.1").toString();
+
+        NvmlError e = Nvml.open(missing).error();
+
+        assertEquals(NvmlReturn.LIBRARY_NOT_FOUND, e.code());
+        assertTrue(e.message().contains("cannot load NVML from '" + missing + "'"), e.message());
+    }
+
+    @Test
+    void probeOverAMissingLibraryIsAnErrorValueToo() {
+        NvmlError e = NvmlProbe.open("/nonexistent/libnvidia-ml.so.1", () -> 0L, NvmlCollector.UNATTRIBUTED, 100)
+                .error();
+
+        assertEquals(NvmlReturn.LIBRARY_NOT_FOUND, e.code());
+        assertTrue(e.message().contains("/nonexistent/libnvidia-ml.so.1"), e.message());
+    }
+
+    @Test
+    void initFailureCarriesNvmlsCodeTextAndTheLibrary() {
+        FakeNvml.load(dir, TWO_CARDS + "fail nvmlInit_v2 * DRIVER_NOT_LOADED\n");
+
+        NvmlError e = Nvml.open(FakeNvml.LIBRARY).error();
+
+        assertEquals(new NvmlError(NvmlReturn.DRIVER_NOT_LOADED, "nvmlInit_v2",
+                "Driver Not Loaded, with NVML from '" + FakeNvml.LIBRARY + "'"), e);
+        assertEquals("nvmlInit_v2: NVML_ERROR_DRIVER_NOT_LOADED (Driver Not Loaded, with NVML from '"
+                + FakeNvml.LIBRARY + "')", e.toString());
+    }
+
+    @Test
+    void returnCodeNewerThanTheEnumReadsAsUnknownWithItsNumber() {
+        FakeNvml.load(dir, TWO_CARDS + "fail nvmlDeviceGetPowerUsage 0 31\n");
+        Nvml nvml = ((NvmlResult.Ok<Nvml>) Nvml.open(FakeNvml.LIBRARY)).value();
+        try {
+            NvmlDevice d = ((NvmlResult.Ok<NvmlDevice>) nvml.device(0)).value();
+
+            NvmlError e = nvml.powerMilliwatts(d).error();
+
+            assertEquals(NvmlReturn.UNKNOWN, e.code());
+            assertEquals("Unknown Error (code 31)", e.message());
+            assertInstanceOf(NvmlResult.Ok.class, nvml.powerMilliwatts(((NvmlResult.Ok<NvmlDevice>) nvml.device(1)).value()));
+        } finally {
+            nvml.shutdown();
+        }
+    }
+
+    @Test
+    void codesKeepNvmlsNumbers() {
+        assertEquals(15, NvmlReturn.GPU_IS_LOST.code());
+        assertEquals(NvmlReturn.INSUFFICIENT_SIZE, NvmlReturn.of(7));
+        assertEquals(NvmlReturn.UNKNOWN, NvmlReturn.of(999));
+        assertEquals("NVML_ERROR_NOT_SUPPORTED", NvmlReturn.NOT_SUPPORTED.symbol());
+        assertEquals("NVML_SUCCESS", NvmlReturn.SUCCESS.symbol());
+    }
+}
