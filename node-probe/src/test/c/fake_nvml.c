@@ -1215,3 +1215,37 @@ long long fake_nvml_calls(const char *function, int card) {
     pthread_mutex_unlock(&mu);
     return n;
 }
+
+/*
+ * A process that cannot call the fake_nvml_* functions (the probe started from the command line) scripts the
+ * fake through its environment: FAKE_NVML_SCRIPT names the script to load when the library is loaded, and
+ * FAKE_NVML_STEP_MS, when set, advances one step every that many milliseconds of wall time.
+ */
+static void *stepper(void *arg) {
+    long ms = (long) (size_t) arg;
+    struct timespec pause = {ms / 1000, (ms % 1000) * 1000000L};
+    for (;;) {
+        nanosleep(&pause, NULL);
+        fake_nvml_step();
+    }
+    return NULL;
+}
+
+__attribute__((constructor)) static void script_from_environment(void) {
+    const char *script = getenv("FAKE_NVML_SCRIPT");
+    if (script == NULL || script[0] == '\0') {
+        return;
+    }
+    if (fake_nvml_load_script(script) != 0) {
+        fprintf(stderr, "fake libnvidia-ml: FAKE_NVML_SCRIPT %s: %s\n", script, script_error);
+        return;
+    }
+    const char *every = getenv("FAKE_NVML_STEP_MS");
+    long ms = every == NULL ? 0 : strtol(every, NULL, 10);
+    if (ms > 0) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, stepper, (void *) (size_t) ms) == 0) {
+            pthread_detach(t);
+        }
+    }
+}

@@ -1,40 +1,140 @@
 package io.gpuwatch.cli;
 
+import io.gpuwatch.probe.app.AppScraper;
+import io.gpuwatch.probe.app.ScrapeConfig;
+import io.gpuwatch.probe.app.ScrapeConfigLoad;
+import io.gpuwatch.probe.app.ScrapeConfigLoader;
+import io.gpuwatch.probe.attribution.Attributor;
+import io.gpuwatch.probe.attribution.KubeletConfig;
+import io.gpuwatch.probe.attribution.KubeletPodLabels;
+import io.gpuwatch.probe.attribution.LabelsError;
+import io.gpuwatch.probe.attribution.LabelsWatch;
+import io.gpuwatch.probe.nvml.Nvml;
+import io.gpuwatch.probe.nvml.NvmlError;
+import io.gpuwatch.probe.nvml.NvmlProbe;
+import io.gpuwatch.probe.nvml.NvmlResult;
 import io.gpuwatch.probe.scenario.Scenario;
 import io.gpuwatch.probe.scenario.ScenarioError;
 import io.gpuwatch.probe.scenario.ScenarioLoad;
 import io.gpuwatch.probe.scenario.ScenarioLoader;
 import io.gpuwatch.probe.sim.SimFleet;
 import io.gpuwatch.probe.sim.SimRunner;
+import io.gpuwatch.probe.trace.Recording;
+import io.gpuwatch.probe.trace.ReplayReport;
+import io.gpuwatch.probe.trace.ReplayRunner;
+import io.gpuwatch.probe.trace.ReplaySpeed;
+import io.gpuwatch.probe.trace.TraceWriter;
+import io.gpuwatch.probe.uplink.Uplink;
 import io.gpuwatch.probe.uplink.UplinkConfig;
+import io.gpuwatch.protocol.Frame;
+import io.gpuwatch.protocol.Hello;
+import io.gpuwatch.rules.dsl.DslException;
+import io.gpuwatch.rules.dsl.Durations;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
-/** {@code gpuwatch probe}: pushes readings and events of (simulated) nodes to a gateway. */
+/** {@code gpuwatch probe}: pushes a node's readings and events (real, simulated or replayed) to a gateway. */
 @Command(name = "probe", mixinStandardHelpOptions = true,
-        description = "Run a probe against a gateway. With --sim, every node of the scenario gets its own "
-                + "WebSocket, buffers while the gateway is away and reconnects with back-off.")
+        description = "Run a probe against a gateway: read this node's GPUs through NVML (--nvml), simulate a "
+                + "fleet (--sim) or replay a recorded trace (--replay). The probe keeps sampling while the gateway "
+                + "is away, buffers within a bound (events before samples), reconnects with back-off and reports "
+                + "what it had to drop.")
 final class ProbeCommand implements Callable<Integer> {
+    static final String PROBE_NAME = "gpuwatch-probe/0.1.0";
+
     @Option(names = "--gateway", required = true, paramLabel = "URL", description = "ws://HOST:PORT or wss://HOST:PORT")
     URI gateway;
 
     @Option(names = "--token-file", required = true, paramLabel = "FILE", description = "file holding this probe's bearer token")
     Path tokenFile;
 
-    @Option(names = "--sim", required = true, paramLabel = "SCENARIO",
-            description = "simulate the fleet of this scenario file (see examples/scenarios/README.md)")
-    Path scenario;
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Source source;
+
+    /** Where readings come from: exactly one. */
+    static final class Source {
+        @Option(names = "--nvml", description = "read this node's NVIDIA GPUs through NVML")
+        boolean nvml;
+
+        @Option(names = "--sim", paramLabel = "SCENARIO",
+                description = "simulate the fleet of this scenario file (see examples/scenarios/README.md)")
+        Path scenario;
+
+        @Option(names = "--replay", paramLabel = "TRACE",
+                description = "replay a trace recorded with --record (JSON lines, plain or .gz)")
+        Path replay;
+    }
+
+    @Option(names = "--nvml-library", paramLabel = "PATH",
+            description = "the NVML library to load (default: libnvidia-ml.so.1 from the loader's path)")
+    String nvmlLibrary;
+
+    @Option(names = "--node", paramLabel = "NAME", description = "this node's name (default: the host name); with --nvml")
+    String node;
+
+    @Option(names = "--label", paramLabel = "KEY=VALUE",
+            description = "a node label sent in hello (repeatable), e.g. --label cluster=a100-east; with --nvml")
+    Map<String, String> labels = new TreeMap<>();
+
+    @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "1s",
+            description = "sampling interval until the gateway asks for another (default: ${DEFAULT-VALUE}); with --nvml")
+    String interval;
+
+    @Option(names = "--attribution-labels", paramLabel = "FILE",
+            description = "labels file mapping pods, jobs and containers to task/owner/business, re-read when it "
+                    + "changes (see docs/attribution.md); with --nvml")
+    Path attributionLabels;
+
+    @Option(names = "--proc-root", paramLabel = "DIR", defaultValue = "/proc",
+            description = "where the host's /proc is mounted (default: ${DEFAULT-VALUE}); with --nvml")
+    Path procRoot;
+
+    @Option(names = "--kubelet", paramLabel = "URL",
+            description = "read pod labels from this kubelet (e.g. https://$(NODE_NAME):10250) with the service "
+                    + "account's token and CA; with --nvml")
+    String kubelet;
+
+    @Option(names = "--scrape-config", paramLabel = "FILE",
+            description = "inference servers to scrape for the application layer (see docs/attribution.md); with --nvml")
+    Path scrapeConfig;
+
+    @Option(names = "--record", paramLabel = "FILE",
+            description = "also write every frame sent to this trace file (.gz compresses), for `rules backtest` "
+                    + "and --replay")
+    Path record;
+
+    @Option(names = "--speed", paramLabel = "X", defaultValue = "1",
+            description = "replay speed: 1 is real time, 10 ten times faster, max as fast as the gateway acknowledges "
+                    + "(default: ${DEFAULT-VALUE}); with --replay")
+    String speed;
+
+    @Option(names = "--keep-boot-ids", description = "replay with the trace's own boot ids (default: suffix them, so "
+            + "a gateway that has seen the trace takes the replay as a new run); with --replay")
+    boolean keepBootIds;
 
     @Option(names = "--trust", paramLabel = "PEM", description = "CA certificate to verify a wss:// gateway with")
     String trustPem;
@@ -42,14 +142,210 @@ final class ProbeCommand implements Callable<Integer> {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
+    private final LongSupplier clock = System::currentTimeMillis;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
+        UplinkConfig config = uplinkConfig(err);
+        if (config == null) {
+            return 2;
+        }
+        String misplaced = misplacedOption();
+        if (misplaced != null) {
+            return usage(err, misplaced);
+        }
+        if (source.nvml) {
+            return runNvml(config, err);
+        }
+        if (source.replay != null) {
+            return runReplay(config, err);
+        }
+        return runSim(config, err);
+    }
+
+    /** An option that does not apply to the chosen source, named so the user is not left guessing. */
+    private String misplacedOption() {
+        if (!source.nvml) {
+            for (String[] o : new String[][]{
+                    {"--nvml-library", nvmlLibrary}, {"--node", node}, {"--kubelet", kubelet},
+                    {"--attribution-labels", attributionLabels == null ? null : "x"},
+                    {"--scrape-config", scrapeConfig == null ? null : "x"},
+                    {"--label", labels.isEmpty() ? null : "x"}}) {
+                if (o[1] != null) {
+                    return o[0] + " applies to --nvml only";
+                }
+            }
+        }
+        if (source.replay == null && (keepBootIds || !"1".equals(speed))) {
+            return (keepBootIds ? "--keep-boot-ids" : "--speed") + " applies to --replay only";
+        }
+        if (source.replay != null && record != null) {
+            return "--record cannot be combined with --replay: the trace is already a recording";
+        }
+        return null;
+    }
+
+    private int runSim(UplinkConfig config, PrintWriter err) throws Exception {
+        Scenario sc = loadScenario(source.scenario, err);
+        if (sc == null) {
+            return 1;
+        }
+        Vertx vertx = Vertx.vertx();
+        SimFleet fleet = new SimFleet(sc, clock.getAsLong());
+        SimRunner runner = new SimRunner(vertx, fleet, n -> config, clock);
+        TraceWriter writer = openTrace(err);
+        if (record != null && writer == null) {
+            return 1;
+        }
+        if (writer != null) {
+            Recording rec = new Recording(writer);
+            fleet.nodes().forEach(n -> rec.hello(fleet.hello(n)));
+            runner.tap(rec::record);
+        }
+        CountDownLatch done = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            Stop.quietly(runner.close(), vertx);
+            closeTrace(writer, err);
+            done.countDown();
+        }, "gpuwatch-shutdown"));
+        runner.start();
+        err.println("probe: " + sc.nodes() + " simulated nodes × " + sc.cardsPerNode() + " cards → " + gateway
+                + (record != null ? ", recording to " + record : ""));
+        err.flush();
+        runner.finished().onComplete(v -> done.countDown());
+        done.await();
+        Stop.quietly(runner.close(), vertx);
+        closeTrace(writer, err);
+        return 0;
+    }
+
+    private int runReplay(UplinkConfig config, PrintWriter err) throws Exception {
+        ReplaySpeed pace;
+        try {
+            pace = ReplaySpeed.parse(speed);
+        } catch (IllegalArgumentException e) {
+            return usage(err, "--speed: " + e.getMessage());
+        }
+        if (!Files.isReadable(source.replay)) {
+            err.println("--replay: cannot read " + source.replay);
+            err.flush();
+            return 2;
+        }
+        Vertx vertx = Vertx.vertx();
+        ReplayRunner runner = new ReplayRunner(vertx, source.replay, n -> config, pace, clock)
+                .errorHandler(e -> {
+                    err.println(e);
+                    err.flush();
+                });
+        if (!keepBootIds) {
+            runner.bootSuffix("replay-" + Long.toString(clock.getAsLong(), 36));
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> Stop.quietly(runner.close().mapEmpty(), vertx),
+                "gpuwatch-shutdown"));
+        err.println("probe: replaying " + source.replay + " at " + pace + " → " + gateway);
+        err.flush();
+        ReplayReport report = runner.run().toCompletionStage().toCompletableFuture().get();
+        err.println(report.summary());
+        err.flush();
+        Stop.quietly(Future.succeededFuture(), vertx);
+        return report.complete() ? 0 : 1;
+    }
+
+    private int runNvml(UplinkConfig config, PrintWriter err) throws Exception {
+        long intervalMs;
+        try {
+            intervalMs = Durations.parse(interval);
+        } catch (DslException e) {
+            return usage(err, "--interval: " + e.getMessage());
+        }
+        if (intervalMs < 100) {
+            return usage(err, "--interval: at least 100ms, got " + interval);
+        }
+        String nodeName = node != null ? node : hostName();
+        ScrapeConfig scrape = null;
+        if (scrapeConfig != null) {
+            ScrapeConfigLoad load = ScrapeConfigLoader.load(scrapeConfig);
+            if (load instanceof ScrapeConfigLoad.Invalid invalid) {
+                invalid.errors().forEach(e -> err.println(e));
+                err.flush();
+                return 1;
+            }
+            scrape = ((ScrapeConfigLoad.Loaded) load).config();
+        }
+        // one node, one connection: a single event loop and a small worker pool keep the probe's footprint low
+        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(2)
+                .setInternalBlockingPoolSize(2));
+        List<Runnable> stops = new ArrayList<>();
+        Attributor.Builder attribution = Attributor.builder(clock).procRoot(procRoot);
+        if (attributionLabels != null) {
+            attribution.labels(new LabelsWatch(attributionLabels, Duration.ofSeconds(5), clock, errors -> {
+                for (LabelsError e : errors) {
+                    err.println(e + " (the previous labels stay in force)");
+                }
+                err.flush();
+            }));
+        }
+        if (kubelet != null) {
+            KubeletPodLabels pods = new KubeletPodLabels(vertx, KubeletConfig.of(nodeName).withUrl(kubelet), problem -> {
+                err.println("kubelet: " + problem);
+                err.flush();
+            });
+            pods.start();
+            stops.add(() -> await(pods.stop()));
+            attribution.podLabels(pods);
+        }
+        String library = nvmlLibrary != null ? nvmlLibrary : Nvml.defaultLibrary();
+        NvmlResult<NvmlProbe> opened = NvmlProbe.open(library, clock, attribution.build(), NvmlProbe.EVENT_WAIT_MS);
+        NvmlError failure = opened.error();
+        if (failure != null) {
+            err.println("--nvml: cannot open NVML from " + library + ": " + failure);
+            err.flush();
+            Stop.quietly(Future.succeededFuture(), vertx);
+            return 1;
+        }
+        NvmlProbe probe = opened.orElse(null);
+        Hello hello = probe.hello(nodeName, UUID.randomUUID().toString(), PROBE_NAME, labels);
+        Uplink uplink = new Uplink(vertx, config, hello);
+        uplink.intervalHandler(probe::intervalMs);
+        TraceWriter writer = openTrace(err);
+        if (record != null && writer == null) {
+            probe.close();
+            Stop.quietly(Future.succeededFuture(), vertx);
+            return 1;
+        }
+        Consumer<Frame> sink = writer == null ? uplink::send : new Recording(writer).tee(hello, uplink::send);
+        AppScraper scraper = scrape == null ? null : new AppScraper(vertx, scrape, clock, sink);
+        CountDownLatch done = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            probe.close();
+            if (scraper != null) {
+                await(scraper.stop());
+            }
+            stops.forEach(Runnable::run);
+            Stop.quietly(uplink.close(), vertx);
+            closeTrace(writer, err);
+            done.countDown();
+        }, "gpuwatch-shutdown"));
+        uplink.start();
+        probe.start(intervalMs, sink);
+        if (scraper != null) {
+            scraper.start();
+        }
+        err.println("probe: node " + nodeName + ", " + probe.cards().size() + " GPUs through " + library + " every "
+                + intervalMs + " ms → " + gateway + (record != null ? ", recording to " + record : ""));
+        err.flush();
+        done.await();
+        return 0;
+    }
+
+    /** The uplink settings from --gateway, --token-file and --trust, or null after saying what is wrong. */
+    private UplinkConfig uplinkConfig(PrintWriter err) {
         String scheme = gateway.getScheme();
         if (!"ws".equals(scheme) && !"wss".equals(scheme) || gateway.getHost() == null) {
             err.println("--gateway: expected ws://HOST:PORT or wss://HOST:PORT, got " + gateway);
             err.flush();
-            return 2;
+            return null;
         }
         boolean tls = "wss".equals(scheme);
         int port = gateway.getPort() > 0 ? gateway.getPort() : (tls ? 443 : 80);
@@ -59,34 +355,63 @@ final class ProbeCommand implements Callable<Integer> {
         } catch (IOException e) {
             err.println("--token-file: cannot read " + tokenFile + ": " + e.getMessage());
             err.flush();
-            return 2;
+            return null;
         }
         if (token.isEmpty()) {
             err.println("--token-file: " + tokenFile + " is empty");
             err.flush();
-            return 2;
-        }
-        Scenario sc = loadScenario(scenario, err);
-        if (sc == null) {
-            return 1;
+            return null;
         }
         UplinkConfig base = UplinkConfig.of(gateway.getHost(), port, token);
-        UplinkConfig config = tls ? base.withTls(trustPem) : base;
-        Vertx vertx = Vertx.vertx();
-        SimRunner runner = new SimRunner(vertx, new SimFleet(sc, System.currentTimeMillis()), node -> config,
-                System::currentTimeMillis);
-        CountDownLatch done = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            Stop.quietly(runner.close(), vertx);
-            done.countDown();
-        }, "gpuwatch-shutdown"));
-        runner.start();
-        err.println("probe: " + sc.nodes() + " simulated nodes × " + sc.cardsPerNode() + " cards → " + gateway);
+        return tls ? base.withTls(trustPem) : base;
+    }
+
+    private TraceWriter openTrace(PrintWriter err) {
+        if (record == null) {
+            return null;
+        }
+        try {
+            return TraceWriter.open(record);
+        } catch (IOException e) {
+            err.println("--record: cannot write " + record + ": " + e.getMessage());
+            err.flush();
+            return null;
+        }
+    }
+
+    private static void closeTrace(TraceWriter writer, PrintWriter err) {
+        if (writer == null) {
+            return;
+        }
+        try {
+            writer.close();
+        } catch (IOException e) {
+            err.println("--record: " + e.getMessage());
+            err.flush();
+        }
+    }
+
+    private int usage(PrintWriter err, String message) {
+        err.println(message);
         err.flush();
-        runner.finished().onComplete(v -> done.countDown());
-        done.await();
-        Stop.quietly(runner.close(), vertx);
-        return 0;
+        return 2;
+    }
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            String env = System.getenv("HOSTNAME");
+            return env == null || env.isBlank() ? "localhost" : env;
+        }
+    }
+
+    private static void await(Future<?> f) {
+        try {
+            f.toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        } catch (Exception ignored) {
+            // stopping is best effort: the process is ending
+        }
     }
 
     /** The scenario, or null after printing its errors with their positions. */
@@ -107,17 +432,9 @@ final class ProbeCommand implements Callable<Integer> {
         private Stop() {
         }
 
-        static void quietly(io.vertx.core.Future<Void> closing, Vertx vertx) {
-            try {
-                closing.toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
-            } catch (Exception ignored) {
-                // closing is best effort; Vert.x below is closed regardless
-            }
-            try {
-                vertx.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
-            } catch (Exception ignored) {
-                // the process is ending
-            }
+        static void quietly(Future<Void> closing, Vertx vertx) {
+            await(closing);
+            await(vertx.close());
         }
     }
 }
