@@ -9,7 +9,7 @@ import io.gpuwatch.rules.eval.DisabledRule;
 import io.gpuwatch.rules.eval.RuleEngine;
 import io.gpuwatch.rules.eval.Transition;
 
-import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -27,13 +27,29 @@ public final class Evaluator {
     private final FleetState fleet;
     private final RuleEngine engine;
     private final Consumer<Transition> sink;
-    private final Map<String, Long> lastCardEval = new HashMap<>();
+    private final Map<CardState, CardSlot> cards = new IdentityHashMap<>();
     private long evaluations;
     private int disabledLogged;
 
+    /** A card's engine key, built once, and when its rules last ran. */
+    private static final class CardSlot {
+        final String key;
+        long lastEval;
+
+        CardSlot(String key) {
+            this.key = key;
+        }
+    }
+
+    /** Runs {@code rules} on an engine with the default time budget on the wall clock. */
     public Evaluator(FleetState fleet, RuleSet rules, Consumer<Transition> sink) {
+        this(fleet, rules, new RuleEngine(rules), sink);
+    }
+
+    /** Runs {@code rules} on {@code engine}, which must have been built for them. */
+    public Evaluator(FleetState fleet, RuleSet rules, RuleEngine engine, Consumer<Transition> sink) {
         this.fleet = fleet;
-        this.engine = new RuleEngine(rules);
+        this.engine = engine;
         this.sink = sink;
         fleet.useSeries(rules.series());
     }
@@ -58,9 +74,14 @@ public final class Evaluator {
 
     /** Runs the card's rules at {@code now}. */
     public void card(CardState card, long now) {
+        CardSlot slot = cards.get(card);
+        if (slot == null) {
+            slot = new CardSlot(card.instanceKey());
+            cards.put(card, slot);
+        }
         card.at(now);
-        engine.evaluate(ScopeKind.CARD, card.instanceKey(), card, sink);
-        lastCardEval.put(card.instanceKey(), now);
+        engine.evaluate(ScopeKind.CARD, slot.key, card, sink);
+        slot.lastEval = now;
         evaluations++;
     }
 
@@ -76,8 +97,8 @@ public final class Evaluator {
         for (NodeState node : fleet.nodes()) {
             node(node, now);
             for (CardState card : node.cards()) {
-                Long last = lastCardEval.get(card.instanceKey());
-                if (last == null || now - last >= periodMs) {
+                CardSlot slot = cards.get(card);
+                if (slot == null || now - slot.lastEval >= periodMs) {
                     card(card, now);
                 }
             }

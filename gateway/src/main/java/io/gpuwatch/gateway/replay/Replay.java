@@ -1,5 +1,6 @@
 package io.gpuwatch.gateway.replay;
 
+import io.gpuwatch.gateway.eval.Evaluator;
 import io.gpuwatch.gateway.ledger.MemoryLedger;
 import io.gpuwatch.gateway.state.CardState;
 import io.gpuwatch.gateway.state.FleetState;
@@ -11,14 +12,12 @@ import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.protocol.Sample;
 import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.RuleSet;
-import io.gpuwatch.rules.ScopeKind;
 import io.gpuwatch.rules.eval.EvalBudget;
 import io.gpuwatch.rules.eval.RuleEngine;
 import io.gpuwatch.rules.eval.Transition;
 
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,9 +31,10 @@ import java.util.function.Consumer;
  * frames in time order as fast as the CPU allows. Every notification the ledger would have sent is kept with
  * its virtual time. Single-threaded, like the gateway's event loop.
  *
- * <p>The schedule is the gateway Evaluator's, run here over an engine whose evaluation-budget clock stands
- * still: the budget guards a live gateway's event loop in wall-clock time, and a replay running a day in
- * seconds (or a JIT warming up on a busy CI machine) must not disable rules and change what would have fired.
+ * <p>The schedule is the gateway's own {@link Evaluator}, run here over an engine whose evaluation-budget
+ * clock stands still: the budget guards a live gateway's event loop in wall-clock time, and a replay running a
+ * day in seconds (or a JIT warming up on a busy CI machine) must not disable rules and change what would have
+ * fired.
  */
 public final class Replay {
     /** The gateway's default tick. */
@@ -75,8 +75,7 @@ public final class Replay {
     private final FleetState fleet = new FleetState();
     private final MemoryLedger ledger = new MemoryLedger(1, "");
     private final RuleEngine engine;
-    private final Consumer<Transition> transitions = this::transition;
-    private final Map<CardState, CardSlot> cards = new IdentityHashMap<>();
+    private final Evaluator evaluator;
     private final long tickMs;
     private final Consumer<Sent> listener;
     private final List<Sent> sent = new ArrayList<>();
@@ -93,17 +92,6 @@ public final class Replay {
     private long events;
     private long ticks;
     private long clamped;
-    private long evaluations;
-
-    /** A card's engine key, built once, and when its rules last ran. */
-    private static final class CardSlot {
-        final String key;
-        long lastEval;
-
-        CardSlot(String key) {
-            this.key = key;
-        }
-    }
 
     /** A replay with the gateway's default tick that only collects. */
     public Replay(RuleSet rules) {
@@ -121,8 +109,8 @@ public final class Replay {
         this.tickMs = tickMs;
         this.listener = Objects.requireNonNull(listener, "listener");
         this.engine = new RuleEngine(rules, EvalBudget.DEFAULT, () -> 0L);
-        fleet.useSeries(rules.series());
-        this.evaluateCard = card -> card(card, now);
+        this.evaluator = new Evaluator(fleet, rules, engine, this::transition);
+        this.evaluateCard = card -> evaluator.card(card, now);
     }
 
     /**
@@ -145,11 +133,11 @@ public final class Replay {
             events++;
             CardState card = fleet.event(node, e, t);
             if (card != null) {
-                card(card, t);
+                evaluator.card(card, t);
             }
             NodeState n = fleet.node(node);
             if (n != null) {
-                node(n, t);
+                evaluator.node(n, t);
             }
         } else {
             fleet.heard(node, t);
@@ -179,40 +167,9 @@ public final class Replay {
     private void runTicks(long until, boolean inclusive) {
         while (inclusive ? nextTick <= until : nextTick < until) {
             now = nextTick;
-            tick(nextTick);
+            evaluator.tick(nextTick, tickMs);
             ticks++;
             nextTick += tickMs;
-        }
-    }
-
-    private void card(CardState card, long t) {
-        CardSlot slot = cards.get(card);
-        if (slot == null) {
-            slot = new CardSlot(card.instanceKey());
-            cards.put(card, slot);
-        }
-        card.at(t);
-        engine.evaluate(ScopeKind.CARD, slot.key, card, transitions);
-        slot.lastEval = t;
-        evaluations++;
-    }
-
-    private void node(NodeState node, long t) {
-        node.at(t);
-        engine.evaluate(ScopeKind.NODE, node.instanceKey(), node, transitions);
-        evaluations++;
-    }
-
-    /** Every node, and every card whose rules have not run within the last tick. */
-    private void tick(long t) {
-        for (NodeState node : fleet.nodes()) {
-            node(node, t);
-            for (CardState card : node.cards()) {
-                CardSlot slot = cards.get(card);
-                if (slot == null || t - slot.lastEval >= tickMs) {
-                    card(card, t);
-                }
-            }
         }
     }
 
@@ -283,7 +240,7 @@ public final class Replay {
     }
 
     public Stats stats() {
-        return new Stats(frames, samples, cardReadings, events, ticks, evaluations, sent.size(), clamped,
+        return new Stats(frames, samples, cardReadings, events, ticks, evaluator.evaluations(), sent.size(), clamped,
                 firstAt, now);
     }
 }
