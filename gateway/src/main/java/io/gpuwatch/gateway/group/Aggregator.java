@@ -1,0 +1,194 @@
+package io.gpuwatch.gateway.group;
+
+import io.gpuwatch.gateway.route.Route;
+import io.gpuwatch.gateway.route.RoutingConfig;
+import io.gpuwatch.notify.Notification;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Puts alerts into aggregation groups, one per route and group labels, and decides when each group notifies,
+ * with Alertmanager's timers: the first notification {@code group_wait} after the group forms, then at most one
+ * per {@code group_interval} when something changed, and an unchanged firing group again after
+ * {@code repeat_interval}. Time passes only through {@link #tick}, so the caller drives it (a periodic timer in
+ * the gateway, explicit instants in tests).
+ *
+ * <p>Two choices differ from Alertmanager, after its users' complaints: an alert the receiver was told fires
+ * always gets its resolution, even when it is muted by then; and a told alert that was muted and no longer is
+ * is announced again at the next tick instead of waiting for {@code repeat_interval}.
+ */
+public final class Aggregator {
+    private static final Comparator<Notification> ORDER =
+            Comparator.comparing(Notification::startsAt).thenComparing(Notification::fingerprint);
+
+    private final RoutingConfig config;
+    private final Muting muting;
+    private final Map<GroupId, Group> groups = new LinkedHashMap<>();
+
+    private record GroupId(String routeId, Map<String, String> labels) {
+    }
+
+    /** A group as it stands: its route, key, labels and the alerts it holds. */
+    public record GroupView(Route route, String groupKey, Map<String, String> groupLabels, List<Notification> alerts,
+                            Instant nextTick) {
+        public GroupView {
+            groupLabels = Map.copyOf(groupLabels);
+            alerts = List.copyOf(alerts);
+        }
+    }
+
+    private static final class Group {
+        final Route route;
+        final Map<String, String> labels;
+        final String key;
+        final Map<String, Notification> alerts = new LinkedHashMap<>();
+        /** Alerts the receiver was last told fire and has not been told resolved. */
+        Set<String> told = new HashSet<>();
+        /** Told alerts seen muted at a tick since they were last sent. */
+        final Set<String> hidden = new HashSet<>();
+        Instant next;
+        Instant lastSent;
+
+        Group(Route route, Map<String, String> labels, Instant next) {
+            this.route = route;
+            this.labels = labels;
+            this.key = route.groupKey(labels);
+            this.next = next;
+        }
+    }
+
+    public Aggregator(RoutingConfig config, Muting muting) {
+        this.config = config;
+        this.muting = muting;
+    }
+
+    /**
+     * Takes the current state of an alert. A firing alert joins (or updates) a group on each route it matches,
+     * forming the group if needed; a resolved one only updates groups that hold it, since a receiver that never
+     * heard of an alert has nothing to hear about its end.
+     */
+    public void receive(Notification alert, Instant now) {
+        boolean firing = alert.status() == Notification.Status.FIRING;
+        for (Route route : config.routes(alert.labels())) {
+            Map<String, String> labels = route.groupBy().groupLabels(alert.labels());
+            GroupId id = new GroupId(route.id(), labels);
+            Group g = groups.get(id);
+            if (firing) {
+                if (g == null) {
+                    g = new Group(route, labels, now.plus(route.groupWait()));
+                    groups.put(id, g);
+                }
+                g.alerts.put(alert.fingerprint(), alert);
+            } else if (g != null && g.alerts.containsKey(alert.fingerprint())) {
+                g.alerts.put(alert.fingerprint(), alert);
+            }
+        }
+    }
+
+    /** Runs every group whose timer is due at {@code now} and returns the notifications to send, in group order. */
+    public List<Flush> tick(Instant now) {
+        List<Flush> out = new ArrayList<>();
+        Iterator<Group> it = groups.values().iterator();
+        while (it.hasNext()) {
+            Group g = it.next();
+            if (g.next.isAfter(now)) {
+                continue;
+            }
+            Instant next = g.next.plus(g.route.groupInterval());
+            // a late tick does not make the following ones come in a burst
+            g.next = next.isAfter(now) ? next : now.plus(g.route.groupInterval());
+            Flush f = flush(g, now);
+            if (f != null) {
+                out.add(f);
+            }
+            if (g.alerts.isEmpty()) {
+                it.remove();
+            }
+        }
+        return out;
+    }
+
+    private Flush flush(Group g, Instant now) {
+        if (g.route.mutedAt(now)) {
+            for (Notification a : g.alerts.values()) {
+                if (a.status() == Notification.Status.FIRING && g.told.contains(a.fingerprint())) {
+                    g.hidden.add(a.fingerprint());
+                }
+            }
+            g.alerts.values().removeIf(a -> a.status() == Notification.Status.RESOLVED
+                    && !g.told.contains(a.fingerprint()));
+            return null;
+        }
+        List<Notification> firing = new ArrayList<>();
+        List<Notification> resolved = new ArrayList<>();
+        Set<String> stillTold = new HashSet<>();
+        for (Notification a : g.alerts.values()) {
+            String fp = a.fingerprint();
+            if (a.status() == Notification.Status.RESOLVED) {
+                if (g.told.contains(fp)) {
+                    resolved.add(a);
+                }
+            } else if (muting.muted(a, now)) {
+                if (g.told.contains(fp)) {
+                    g.hidden.add(fp);
+                    stillTold.add(fp);
+                }
+            } else {
+                firing.add(a);
+            }
+        }
+        g.alerts.values().removeIf(a -> a.status() == Notification.Status.RESOLVED);
+        Flush.Reason reason = reason(g, firing, resolved, now);
+        if (reason == null) {
+            return null;
+        }
+        for (Notification a : firing) {
+            stillTold.add(a.fingerprint());
+            g.hidden.remove(a.fingerprint());
+        }
+        g.told = stillTold;
+        g.lastSent = now;
+        List<Notification> alerts = new ArrayList<>(firing);
+        alerts.addAll(resolved);
+        alerts.sort(ORDER);
+        return new Flush(g.route, g.route.receiver(), g.key, g.labels, alerts, reason, now);
+    }
+
+    private static Flush.Reason reason(Group g, List<Notification> firing, List<Notification> resolved, Instant now) {
+        if (g.lastSent == null) {
+            return firing.isEmpty() ? null : Flush.Reason.FIRST;
+        }
+        if (firing.stream().anyMatch(a -> !g.told.contains(a.fingerprint()))) {
+            return Flush.Reason.NEW_ALERTS;
+        }
+        if (firing.stream().anyMatch(a -> g.hidden.contains(a.fingerprint()))) {
+            return Flush.Reason.UNMUTED;
+        }
+        if (!resolved.isEmpty()) {
+            return Flush.Reason.RESOLVED;
+        }
+        if (!firing.isEmpty() && !now.isBefore(g.lastSent.plus(g.route.repeatInterval()))) {
+            return Flush.Reason.REPEAT;
+        }
+        return null;
+    }
+
+    /** The groups held now, in the order they formed. */
+    public List<GroupView> groups() {
+        List<GroupView> out = new ArrayList<>();
+        for (Group g : groups.values()) {
+            List<Notification> alerts = new ArrayList<>(g.alerts.values());
+            alerts.sort(ORDER);
+            out.add(new GroupView(g.route, g.key, g.labels, alerts, g.next));
+        }
+        return out;
+    }
+}

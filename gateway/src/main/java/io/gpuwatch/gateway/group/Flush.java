@@ -1,0 +1,44 @@
+package io.gpuwatch.gateway.group;
+
+import io.gpuwatch.gateway.route.Route;
+import io.gpuwatch.notify.Notification;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One notification to send: the alerts of one group for its route's receiver, firing ones and those that
+ * resolved since the receiver was told they fire.
+ */
+public record Flush(Route route, String receiver, String groupKey, Map<String, String> groupLabels,
+                    List<Notification> alerts, Reason reason, Instant at) {
+    /** Why it goes out now, in the words of Alertmanager's {@code notification_reason}. */
+    public enum Reason {
+        /** The group's first notification, {@code group_wait} after it formed. */
+        FIRST,
+        /** An alert started firing since the last notification. */
+        NEW_ALERTS,
+        /** A firing alert the receiver was told about was muted and no longer is. */
+        UNMUTED,
+        /** An alert the receiver was told about has resolved. */
+        RESOLVED,
+        /** Nothing changed, but {@code repeat_interval} has passed since the last notification. */
+        REPEAT
+    }
+
+    public Flush {
+        groupLabels = Map.copyOf(groupLabels);
+        alerts = List.copyOf(alerts);
+    }
+
+    /** The firing alerts of this notification. */
+    public List<Notification> firing() {
+        return alerts.stream().filter(a -> a.status() == Notification.Status.FIRING).toList();
+    }
+
+    /** The resolved alerts of this notification. */
+    public List<Notification> resolved() {
+        return alerts.stream().filter(a -> a.status() == Notification.Status.RESOLVED).toList();
+    }
+}

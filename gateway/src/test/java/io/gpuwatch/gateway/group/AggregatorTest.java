@@ -1,0 +1,226 @@
+package io.gpuwatch.gateway.group;
+
+import io.gpuwatch.gateway.route.RoutingConfig;
+import io.gpuwatch.gateway.route.RoutingLoad;
+import io.gpuwatch.notify.Notification;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class AggregatorTest {
+    private static final Instant T0 = Instant.parse("2025-03-10T12:00:00Z");
+    private static final RoutingConfig SIMPLE = load("""
+            route:
+              receiver: chat
+              group_by: [alertname]
+              group_wait: 30s
+              group_interval: 5m
+              repeat_interval: 1h
+            """);
+
+    private static RoutingConfig load(String yaml) {
+        RoutingLoad load = RoutingConfig.parse("t.yml", yaml, null);
+        assertTrue(load.ok(), load.diagnostics().toString());
+        return load.config();
+    }
+
+    private static Instant at(long seconds) {
+        return T0.plusSeconds(seconds);
+    }
+
+    private static Notification firing(String fp, String alertname, long startSecond) {
+        return new Notification(fp, Notification.Status.FIRING, Map.of("alertname", alertname, "node", "n-" + fp,
+                "severity", "page"), Map.of(), at(startSecond), null, "");
+    }
+
+    private static Notification resolved(Notification a, long endSecond) {
+        return new Notification(a.fingerprint(), Notification.Status.RESOLVED, a.labels(), a.annotations(),
+                a.startsAt(), at(endSecond), "");
+    }
+
+    /** The fingerprints of a flush's alerts, resolved ones marked with a trailing {@code -}. */
+    private static List<String> shown(Flush f) {
+        return f.alerts().stream()
+                .map(a -> a.fingerprint() + (a.status() == Notification.Status.RESOLVED ? "-" : "")).toList();
+    }
+
+    /** Ticks every second from {@code from} to {@code to} inclusive, as the gateway's timer does. */
+    private static List<Flush> run(Aggregator agg, long from, long to) {
+        List<Flush> out = new ArrayList<>();
+        for (long s = from; s <= to; s++) {
+            out.addAll(agg.tick(at(s)));
+        }
+        return out;
+    }
+
+    @Test
+    void theFirstNotificationWaitsGroupWaitAndCarriesWhatArrivedMeanwhile() {
+        Aggregator agg = new Aggregator(SIMPLE, Muting.NONE);
+        agg.receive(firing("a", "gpu-hot", 0), at(0));
+        agg.receive(firing("b", "gpu-hot", 10), at(10));
+        assertEquals(List.of(), run(agg, 0, 29));
+        List<Flush> flushes = agg.tick(at(30));
+        assertEquals(1, flushes.size());
+        Flush f = flushes.get(0);
+        assertEquals(List.of("a", "b"), shown(f));
+        assertEquals(Flush.Reason.FIRST, f.reason());
+        assertEquals("chat", f.receiver());
+        assertEquals("{}:{alertname=\"gpu-hot\"}", f.groupKey());
+        assertEquals(Map.of("alertname", "gpu-hot"), f.groupLabels());
+        assertEquals(at(30), f.at());
+    }
+
+    @Test
+    void laterAlertsAreBatchedUntilTheNextGroupInterval() {
+        Aggregator agg = new Aggregator(SIMPLE, Muting.NONE);
+        agg.receive(firing("a", "gpu-hot", 0), at(0));
+        assertEquals(1, run(agg, 0, 30).size());
+        agg.receive(firing("b", "gpu-hot", 40), at(40));
+        agg.receive(firing("c", "gpu-hot", 200), at(200));
+        assertEquals(List.of(), run(agg, 31, 329));
+        List<Flush> next = agg.tick(at(330));
+        assertEquals(1, next.size());
+        assertEquals(List.of("a", "b", "c"), shown(next.get(0)));
+        assertEquals(Flush.Reason.NEW_ALERTS, next.get(0).reason());
+    }
+
+    @Test
+    void anUnchangedFiringGroupIsRepeatedOnTheFirstIntervalTickAfterRepeatInterval() {
+        Aggregator agg = new Aggregator(load("""
+                route:
+                  receiver: chat
+                  group_wait: 30s
+                  group_interval: 5m
+                  repeat_interval: 61m
+                """), Muting.NONE);
+        agg.receive(firing("a", "gpu-hot", 0), at(0));
+        List<Flush> all = run(agg, 0, 30 + 300 * 14);
+        assertEquals(List.of(at(30), at(30 + 300 * 13)), all.stream().map(Flush::at).toList(),
+                "61m after 0:30 falls between ticks, so the repeat waits for the 13th");
+        assertEquals(Flush.Reason.REPEAT, all.get(1).reason());
+    }
+
+    @Test
+    void aResolvedAlertIsSentOnceThenDroppedAndAnEmptyGroupEnds() {
+        Aggregator agg = new Aggregator(SIMPLE, Muting.NONE);
+        Notification a = firing("a", "gpu-hot", 0);
+        Notification b = firing("b", "gpu-hot", 0);
+        agg.receive(a, at(0));
+        agg.receive(b, at(0));
+        run(agg, 0, 30);
+        agg.receive(resolved(b, 100), at(100));
+        List<Flush> next = run(agg, 31, 330);
+        assertEquals(1, next.size());
+        assertEquals(List.of("a", "b-"), shown(next.get(0)));
+        assertEquals(Flush.Reason.RESOLVED, next.get(0).reason());
+        assertEquals(List.of(), run(agg, 331, 630));
+        assertEquals(1, agg.groups().size());
+        assertEquals(List.of("a"), agg.groups().get(0).alerts().stream().map(Notification::fingerprint).toList());
+
+        agg.receive(resolved(a, 700), at(700));
+        List<Flush> last = run(agg, 631, 930);
+        assertEquals(List.of("a-"), shown(last.get(0)));
+        assertEquals(List.of(), agg.groups(), "nothing left to tell");
+        agg.receive(resolved(a, 701), at(940));
+        assertEquals(List.of(), agg.groups(), "a late resolution forms no group");
+    }
+
+    @Test
+    void anAlertThatResolvesWithinGroupWaitIsNeverSent() {
+        Aggregator agg = new Aggregator(SIMPLE, Muting.NONE);
+        Notification a = firing("a", "gpu-hot", 0);
+        agg.receive(a, at(0));
+        agg.receive(resolved(a, 10), at(10));
+        assertEquals(List.of(), run(agg, 0, 400));
+        assertEquals(List.of(), agg.groups());
+    }
+
+    @Test
+    void groupsSplitByGroupLabelsAndEachRouteGroupsOnItsOwn() {
+        Aggregator agg = new Aggregator(RoutingConfig.defaults(), Muting.NONE);
+        agg.receive(firing("a", "gpu-hot", 0), at(0));
+        agg.receive(firing("b", "xid-fallen-off-bus", 0), at(0));
+        List<Flush> flushes = agg.tick(at(10));
+        assertEquals(List.of("paging {}/{severity=\"page\"}:{alertname=\"gpu-hot\", node=\"n-a\"}",
+                        "chat {}/{severity=\"page\"}:{alertname=\"gpu-hot\", node=\"n-a\"}",
+                        "paging {}/{severity=\"page\"}:{alertname=\"xid-fallen-off-bus\", node=\"n-b\"}",
+                        "chat {}/{severity=\"page\"}:{alertname=\"xid-fallen-off-bus\", node=\"n-b\"}"),
+                flushes.stream().map(f -> f.receiver() + " " + f.groupKey()).toList());
+    }
+
+    @Test
+    void mutedAlertsAreLeftOutButStillResolveAndComeBackWhenUnmuted() {
+        Set<String> muted = new HashSet<>();
+        Aggregator agg = new Aggregator(SIMPLE, (alert, now) -> muted.contains(alert.fingerprint()));
+        Notification a = firing("a", "gpu-hot", 0);
+        Notification b = firing("b", "gpu-hot", 0);
+        Notification c = firing("c", "gpu-hot", 0);
+        agg.receive(a, at(0));
+        agg.receive(b, at(0));
+        agg.receive(c, at(0));
+        muted.add("c");
+        assertEquals(List.of("a", "b"), shown(run(agg, 0, 30).get(0)), "c was silenced before it was sent");
+
+        muted.add("a");
+        muted.add("b");
+        agg.receive(resolved(b, 100), at(100));
+        List<Flush> resolvedWhileMuted = run(agg, 31, 330);
+        assertEquals(List.of("b-"), shown(resolvedWhileMuted.get(0)),
+                "the receiver heard b fire, so it hears b end, silence or not");
+
+        muted.clear();
+        List<Flush> unmuted = run(agg, 331, 630);
+        assertEquals(List.of("a", "c"), shown(unmuted.get(0)));
+        assertEquals(Flush.Reason.NEW_ALERTS, unmuted.get(0).reason(), "c is new to the receiver");
+
+        muted.add("a");
+        assertEquals(List.of(), run(agg, 631, 930));
+        muted.clear();
+        List<Flush> again = run(agg, 931, 1230);
+        assertEquals(Flush.Reason.UNMUTED, again.get(0).reason(), "a is announced again after its silence ends");
+        assertEquals(List.of("a", "c"), shown(again.get(0)));
+    }
+
+    @Test
+    void aRouteInItsMuteIntervalSendsNothingUntilTheIntervalEnds() {
+        RoutingConfig config = load("""
+                time_intervals:
+                  - name: lunch
+                    time_intervals:
+                      - times: [{start_time: "12:00", end_time: "13:00"}]
+                route:
+                  receiver: chat
+                  group_wait: 30s
+                  group_interval: 5m
+                  mute_time_intervals: [lunch]
+                """);
+        Aggregator agg = new Aggregator(config, Muting.NONE);
+        Notification a = firing("a", "gpu-hot", 0);
+        agg.receive(a, at(0));
+        agg.receive(firing("b", "gpu-hot", 0), at(0));
+        assertEquals(List.of(), run(agg, 0, 3599), "12:00 to 13:00 UTC is muted");
+        List<Flush> after = agg.tick(at(3630));
+        assertEquals(Flush.Reason.FIRST, after.get(0).reason());
+        assertEquals(List.of("a", "b"), shown(after.get(0)));
+    }
+
+    @Test
+    void aLateTickFlushesOnceAndTheScheduleResumesFromIt() {
+        Aggregator agg = new Aggregator(SIMPLE, Muting.NONE);
+        agg.receive(firing("a", "gpu-hot", 0), at(0));
+        agg.tick(at(30));
+        agg.receive(firing("b", "gpu-hot", 50), at(50));
+        assertEquals(1, agg.tick(at(2000)).size(), "the gateway was paused for half an hour");
+        agg.receive(firing("c", "gpu-hot", 2001), at(2001));
+        assertEquals(List.of(), agg.tick(at(2299)));
+        assertEquals(1, agg.tick(at(2300)).size());
+    }
+}
