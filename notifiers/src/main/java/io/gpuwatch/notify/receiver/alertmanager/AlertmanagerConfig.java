@@ -1,0 +1,132 @@
+package io.gpuwatch.notify.receiver.alertmanager;
+
+import io.gpuwatch.notify.Redaction;
+import io.gpuwatch.notify.config.Fields;
+import io.gpuwatch.notify.config.Parsed;
+import io.gpuwatch.notify.receiver.webhook.HttpAuth;
+import io.gpuwatch.notify.retry.RetryPolicy;
+import io.gpuwatch.notify.secret.Secret;
+import io.gpuwatch.notify.secret.SecretSource;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * An existing Alertmanager to hand alerts to: its base URL (any path prefix included; {@code /api/v2/alerts}
+ * is appended), optional credentials, how long a firing alert stays valid there without being re-sent
+ * ({@code firingValidityMs}, sent as its {@code endsAt}), the per-attempt deadline and the retry schedule.
+ */
+public record AlertmanagerConfig(String url, HttpAuth auth, long firingValidityMs, long timeoutMs, int maxAttempts,
+                                 long initialBackoffMs, long maxBackoffMs) {
+    /** Six hours: longer than the default 4 h repeat interval, so each repeat extends the alert before it lapses. */
+    public static final long DEFAULT_FIRING_VALIDITY_MS = 6 * 3600_000L;
+    public static final long DEFAULT_TIMEOUT_MS = 10_000;
+    public static final int DEFAULT_MAX_ATTEMPTS = 6;
+    public static final long DEFAULT_INITIAL_BACKOFF_MS = 500;
+    public static final long DEFAULT_MAX_BACKOFF_MS = 30_000;
+
+    private static final Set<String> FIELDS = Set.of("url", "bearerToken", "basicAuth", "firingValidityMs",
+            "timeoutMs", "maxAttempts", "initialBackoffMs", "maxBackoffMs");
+
+    public AlertmanagerConfig {
+        Objects.requireNonNull(auth, "auth (use HttpAuth.NONE)");
+        String bad = urlProblem(url);
+        if (bad != null) {
+            throw new IllegalArgumentException("url " + bad);
+        }
+        url = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+        if (firingValidityMs < 1000) {
+            throw new IllegalArgumentException("firingValidityMs must be at least 1000, got " + firingValidityMs);
+        }
+        if (timeoutMs < 1) {
+            throw new IllegalArgumentException("timeoutMs must be at least 1, got " + timeoutMs);
+        }
+        new RetryPolicy(maxAttempts, initialBackoffMs, maxBackoffMs);
+    }
+
+    /** An unauthenticated Alertmanager at this base URL with every default. */
+    public static AlertmanagerConfig of(String url) {
+        return new AlertmanagerConfig(url, HttpAuth.NONE, DEFAULT_FIRING_VALIDITY_MS, DEFAULT_TIMEOUT_MS,
+                DEFAULT_MAX_ATTEMPTS, DEFAULT_INITIAL_BACKOFF_MS, DEFAULT_MAX_BACKOFF_MS);
+    }
+
+    /** The retry schedule these fields describe. */
+    public RetryPolicy retryPolicy() {
+        return new RetryPolicy(maxAttempts, initialBackoffMs, maxBackoffMs);
+    }
+
+    /**
+     * Reads {@code url} (required), {@code bearerToken} (a secret) or {@code basicAuth: {username, password}}
+     * (the password a secret), {@code firingValidityMs}, {@code timeoutMs} and the retry fields. Every problem
+     * names its field path under {@code path}.
+     */
+    public static Parsed<AlertmanagerConfig> parse(Map<?, ?> map, String path, SecretSource secrets) {
+        Fields f = new Fields(map, path);
+        f.only(FIELDS);
+        String url = f.string("url", true);
+        if (url != null && urlProblem(url) != null) {
+            f.problem("url", urlProblem(url));
+        }
+        HttpAuth auth = auth(f, secrets);
+        long validity = f.whole("firingValidityMs", DEFAULT_FIRING_VALIDITY_MS, 1000, Long.MAX_VALUE);
+        long timeoutMs = f.whole("timeoutMs", DEFAULT_TIMEOUT_MS, 1, Long.MAX_VALUE);
+        int maxAttempts = (int) f.whole("maxAttempts", DEFAULT_MAX_ATTEMPTS, 1, Integer.MAX_VALUE);
+        long initial = f.whole("initialBackoffMs", DEFAULT_INITIAL_BACKOFF_MS, 1, Long.MAX_VALUE);
+        long max = f.whole("maxBackoffMs", Math.max(DEFAULT_MAX_BACKOFF_MS, initial), 1, Long.MAX_VALUE);
+        if (max < initial) {
+            f.problem("maxBackoffMs", "must not be below initialBackoffMs (" + initial + "), got " + max);
+        }
+        if (!f.problems().isEmpty()) {
+            return Parsed.failed(f.problems());
+        }
+        return Parsed.of(new AlertmanagerConfig(url, auth, validity, timeoutMs, maxAttempts, initial, max));
+    }
+
+    private static HttpAuth auth(Fields f, SecretSource secrets) {
+        if (f.has("bearerToken") && f.has("basicAuth")) {
+            f.problem("basicAuth", "give either bearerToken or basicAuth, not both");
+            return HttpAuth.NONE;
+        }
+        try {
+            if (f.has("bearerToken")) {
+                Secret token = secrets.read(f, "bearerToken", true);
+                return token == null ? HttpAuth.NONE : new HttpAuth.Bearer(token.reveal());
+            }
+            Fields basic = f.nested("basicAuth");
+            if (basic == null) {
+                return HttpAuth.NONE;
+            }
+            basic.only(Set.of("username", "password"));
+            String user = basic.string("username", true);
+            Secret password = secrets.read(basic, "password", true);
+            return user == null || password == null ? HttpAuth.NONE : new HttpAuth.Basic(user, password.reveal());
+        } catch (IllegalArgumentException e) {
+            f.problem(f.has("bearerToken") ? "bearerToken" : "basicAuth", e.getMessage());
+            return HttpAuth.NONE;
+        }
+    }
+
+    /** Null when the URL is an absolute http(s) URL with a host; else what is wrong with it. */
+    static String urlProblem(String url) {
+        if (url == null || url.isBlank()) {
+            return "is required";
+        }
+        try {
+            URI uri = new URI(url);
+            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+            if (!scheme.equals("http") && !scheme.equals("https")) {
+                return "must start with http:// or https:// (got " + Redaction.url(url) + ")";
+            }
+            if (uri.getHost() == null) {
+                return "has no host (got " + Redaction.url(url) + ")";
+            }
+            return uri.getRawQuery() == null ? null : "must not have a query string (got " + Redaction.url(url) + ")";
+        } catch (URISyntaxException e) {
+            return "is not a valid URL (" + e.getReason() + " at index " + e.getIndex() + ")";
+        }
+    }
+}

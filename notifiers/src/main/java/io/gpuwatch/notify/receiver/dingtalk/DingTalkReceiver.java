@@ -1,0 +1,113 @@
+package io.gpuwatch.notify.receiver.dingtalk;
+
+import io.gpuwatch.notify.DeliveryFailure;
+import io.gpuwatch.notify.Notification;
+import io.gpuwatch.notify.Receiver;
+import io.gpuwatch.notify.receiver.chat.ChatDelivery;
+import io.gpuwatch.notify.receiver.chat.Reply;
+import io.gpuwatch.notify.retry.Outcome;
+import io.gpuwatch.notify.retry.Pause;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.WebClient;
+
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Random;
+import java.util.function.UnaryOperator;
+import java.util.random.RandomGenerator;
+
+/**
+ * Posts each batch as one markdown message to a DingTalk custom robot, with {@code timestamp} and {@code sign}
+ * added to the query string afresh on every attempt when a signing secret is configured. DingTalk reports
+ * errors as HTTP 200 with a non-zero {@code errcode}: {@code 130101} (over 20 a minute; the robot is then
+ * blocked for 10 minutes) holds every queued message for that long and is reported as retryable;
+ * {@code 310000} (sign, keyword, IP or timestamp) and {@code 300001} (token or parameter) fail at once;
+ * 5xx, 429 and timeouts are retried.
+ */
+public final class DingTalkReceiver implements Receiver {
+    static final Duration RATE_LIMIT_BLOCK = Duration.ofMinutes(10);
+
+    private final String name;
+    private final DingTalkConfig config;
+    private final ChatDelivery delivery;
+    private final InstantSource clock;
+
+    /** A receiver with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
+    public DingTalkReceiver(String name, DingTalkConfig config, WebClient client, RandomGenerator random, Pause pause,
+                            InstantSource clock) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.config = Objects.requireNonNull(config, "config");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.delivery = new ChatDelivery(name, config.url().reveal(),
+                config.signingSecret() == null ? List.of() : List.of(config.signingSecret().reveal()),
+                config.settings(), client, random, pause, clock);
+    }
+
+    /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
+    public static DingTalkReceiver create(Vertx vertx, WebClient client, String name, DingTalkConfig config) {
+        return new DingTalkReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Future<Void> send(List<Notification> batch) {
+        if (batch.isEmpty()) {
+            return Future.succeededFuture();
+        }
+        Optional<Buffer> body;
+        try {
+            body = DingTalkMessage.build(config.settings().layout().render(batch, UnaryOperator.identity()));
+        } catch (RuntimeException e) {
+            return Future.failedFuture(new DeliveryFailure(name, 0,
+                    "could not render the message: " + e.getClass().getSimpleName(), false));
+        }
+        if (body.isEmpty()) {
+            return Future.failedFuture(new DeliveryFailure(name, 0, "the message title alone exceeds DingTalk's "
+                    + DingTalkMessage.MAX_BODY_BYTES + "-byte limit", false));
+        }
+        Buffer message = body.get();
+        return delivery.deliver(() -> new ChatDelivery.Request(signedUrl(), message), DingTalkReceiver::judge);
+    }
+
+    private String signedUrl() {
+        String url = config.url().reveal();
+        if (config.signingSecret() == null) {
+            return url;
+        }
+        long ts = clock.millis();
+        return url + (url.contains("?") ? "&" : "?") + "timestamp=" + ts
+                + "&sign=" + DingTalkSignature.sign(ts, config.signingSecret().reveal());
+    }
+
+    static Outcome judge(Reply reply) {
+        if (!reply.ok()) {
+            return reply.byStatus();
+        }
+        JsonObject json = reply.json();
+        long code = json == null ? 0 : json.getLong("errcode", 0L);
+        if (code == 0) {
+            return Outcome.delivered();
+        }
+        String error = reply.error("errcode " + code + " " + json.getString("errmsg", "") + hint(code));
+        return code == 130101 ? Outcome.retryAfter(error, RATE_LIMIT_BLOCK) : Outcome.reject(error);
+    }
+
+    private static String hint(long code) {
+        return switch ((int) code) {
+            case 130101 -> " (rate limit: the robot takes 20 messages a minute)";
+            case 310000 -> " (signature, keyword, IP allow-list or clock rejected)";
+            case 300001 -> " (access token or parameter invalid)";
+            default -> "";
+        };
+    }
+}

@@ -1,0 +1,46 @@
+package io.gpuwatch.notify.receiver.feishu;
+
+import io.gpuwatch.notify.render.Digest;
+import io.gpuwatch.notify.render.Limit;
+import io.gpuwatch.notify.render.Truncation;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The bot message for a digest: an {@code interactive} card with a red header while firing (green once
+ * resolved) and one lark_md block of entries, cut by whole entries to keep the body under Feishu's 20 KB.
+ */
+final class FeishuCard {
+    static final int MAX_BODY_BYTES = 20_000;
+    /** Room left for the {@code "timestamp"} and {@code "sign"} fields that each attempt adds. */
+    static final int SIGNATURE_BYTES = 100;
+    static final Limit TITLE = Limit.chars(200);
+
+    private FeishuCard() {
+    }
+
+    static Optional<JsonObject> build(Digest digest, boolean firing) {
+        String title = digest.title(TITLE);
+        return Truncation.fit(digest.entries(), kept -> card(title.isEmpty() ? "gpuwatch alerts" : title, firing, kept),
+                card -> card.toBuffer().length() <= MAX_BODY_BYTES - SIGNATURE_BYTES);
+    }
+
+    private static JsonObject card(String title, boolean firing, List<String> entries) {
+        JsonArray elements = new JsonArray();
+        String text = String.join("\n", entries.stream().filter(e -> !e.isBlank()).toList());
+        if (!text.isEmpty()) {
+            elements.add(new JsonObject().put("tag", "div")
+                    .put("text", new JsonObject().put("tag", "lark_md").put("content", text)));
+        }
+        return new JsonObject()
+                .put("msg_type", "interactive")
+                .put("card", new JsonObject()
+                        .put("header", new JsonObject()
+                                .put("title", new JsonObject().put("tag", "plain_text").put("content", title))
+                                .put("template", firing ? "red" : "green"))
+                        .put("elements", elements));
+    }
+}

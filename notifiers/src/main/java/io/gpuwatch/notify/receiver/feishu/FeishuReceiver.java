@@ -1,0 +1,130 @@
+package io.gpuwatch.notify.receiver.feishu;
+
+import io.gpuwatch.notify.DeliveryFailure;
+import io.gpuwatch.notify.Notification;
+import io.gpuwatch.notify.Receiver;
+import io.gpuwatch.notify.receiver.chat.ChatDelivery;
+import io.gpuwatch.notify.receiver.chat.Reply;
+import io.gpuwatch.notify.retry.Outcome;
+import io.gpuwatch.notify.retry.Pause;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.WebClient;
+
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Random;
+import java.util.function.UnaryOperator;
+import java.util.random.RandomGenerator;
+
+/**
+ * Posts each batch as one interactive card to a Feishu/Lark custom bot, signed afresh on every attempt when a
+ * signing secret is configured (Feishu accepts a timestamp within an hour of its clock). Feishu reports errors
+ * as HTTP 200 with a non-zero {@code code}: {@code 19021} (signature or timestamp), {@code 19022} (IP not
+ * allowed), {@code 19024} (keyword missing) and {@code 9499} (bad request) fail at once; {@code 11232}
+ * (frequency limit) waits a minute; gateway throttling (429 or 400 with {@code 99991400}) waits for
+ * {@code x-ogw-ratelimit-reset}; 5xx and timeouts are retried.
+ */
+public final class FeishuReceiver implements Receiver {
+    static final Duration FREQUENCY_LIMIT_WAIT = Duration.ofMinutes(1);
+
+    private final String name;
+    private final FeishuConfig config;
+    private final ChatDelivery delivery;
+    private final InstantSource clock;
+
+    /** A receiver with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
+    public FeishuReceiver(String name, FeishuConfig config, WebClient client, RandomGenerator random, Pause pause,
+                          InstantSource clock) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.config = Objects.requireNonNull(config, "config");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.delivery = new ChatDelivery(name, config.url().reveal(),
+                config.signingSecret() == null ? List.of() : List.of(config.signingSecret().reveal()),
+                config.settings(), client, random, pause, clock);
+    }
+
+    /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
+    public static FeishuReceiver create(Vertx vertx, WebClient client, String name, FeishuConfig config) {
+        return new FeishuReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Future<Void> send(List<Notification> batch) {
+        if (batch.isEmpty()) {
+            return Future.succeededFuture();
+        }
+        Optional<JsonObject> card;
+        try {
+            boolean firing = batch.stream().anyMatch(n -> n.status() == Notification.Status.FIRING);
+            card = FeishuCard.build(config.settings().layout().render(batch, UnaryOperator.identity()), firing);
+        } catch (RuntimeException e) {
+            return Future.failedFuture(new DeliveryFailure(name, 0,
+                    "could not render the card: " + e.getClass().getSimpleName(), false));
+        }
+        if (card.isEmpty()) {
+            return Future.failedFuture(new DeliveryFailure(name, 0, "the card title alone exceeds Feishu's "
+                    + FeishuCard.MAX_BODY_BYTES + "-byte message limit", false));
+        }
+        JsonObject message = card.get();
+        return delivery.deliver(() -> new ChatDelivery.Request(config.url().reveal(), signed(message).toBuffer()),
+                FeishuReceiver::judge);
+    }
+
+    private JsonObject signed(JsonObject message) {
+        if (config.signingSecret() == null) {
+            return message;
+        }
+        long ts = clock.instant().getEpochSecond();
+        return message.copy()
+                .put("timestamp", String.valueOf(ts))
+                .put("sign", FeishuSignature.sign(ts, config.signingSecret().reveal()));
+    }
+
+    static Outcome judge(Reply reply) {
+        JsonObject json = reply.json();
+        long code = json == null ? 0 : json.getLong("code", json.getLong("StatusCode", 0L));
+        String msg = json == null ? "" : json.getString("msg", json.getString("StatusMessage", ""));
+        if (reply.status() == 429 || code == 99991400) {
+            String error = reply.error("code " + code + " " + msg + " (gateway rate limit)");
+            return throttleWait(reply).map(wait -> Outcome.retryAfter(error, wait))
+                    .orElseGet(() -> Outcome.retry(error));
+        }
+        if (!reply.ok()) {
+            return reply.byStatus();
+        }
+        if (code == 0) {
+            return Outcome.delivered();
+        }
+        String error = reply.error("code " + code + " " + msg + hint(code));
+        return code == 11232 ? Outcome.retryAfter(error, FREQUENCY_LIMIT_WAIT) : Outcome.reject(error);
+    }
+
+    private static Optional<Duration> throttleWait(Reply reply) {
+        String reset = reply.header("x-ogw-ratelimit-reset");
+        if (reset != null && reset.strip().matches("\\d{1,6}")) {
+            return Optional.of(Duration.ofSeconds(Long.parseLong(reset.strip())));
+        }
+        return reply.retryAfter();
+    }
+
+    private static String hint(long code) {
+        return switch ((int) code) {
+            case 19021 -> " (signature or timestamp rejected: check the signing secret and this host's clock)";
+            case 19022 -> " (this host's IP is not on the bot's allow-list)";
+            case 19024 -> " (the message lacks the bot's required keyword: add it to the templates)";
+            case 9499 -> " (the bot refused the request body)";
+            case 11232 -> " (frequency limit)";
+            default -> "";
+        };
+    }
+}

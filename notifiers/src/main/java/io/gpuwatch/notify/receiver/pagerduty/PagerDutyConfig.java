@@ -1,0 +1,170 @@
+package io.gpuwatch.notify.receiver.pagerduty;
+
+import io.gpuwatch.notify.Redaction;
+import io.gpuwatch.notify.config.Fields;
+import io.gpuwatch.notify.config.Parsed;
+import io.gpuwatch.notify.render.Template;
+import io.gpuwatch.notify.retry.RetryPolicy;
+import io.gpuwatch.notify.secret.Secret;
+import io.gpuwatch.notify.secret.SecretSource;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * One PagerDuty Events API v2 integration: the endpoint (US, EU or an explicit URL), the integration's routing
+ * key, the {@code summary} and {@code source} templates, how our {@code severity} label maps to PagerDuty's four
+ * severities, the per-attempt deadline and the retry schedule. {@code toString} never shows the routing key.
+ */
+public record PagerDutyConfig(String url, Secret routingKey, String summary, String source,
+                              Map<String, String> severities, long timeoutMs, int maxAttempts, long initialBackoffMs,
+                              long maxBackoffMs) {
+    public static final String US_URL = "https://events.pagerduty.com/v2/enqueue";
+    public static final String EU_URL = "https://events.eu.pagerduty.com/v2/enqueue";
+    public static final String DEFAULT_SUMMARY = "{{annotations.summary|labels.alertname}}";
+    public static final String DEFAULT_SOURCE = "{{labels.node|labels.instance|\"gpuwatch\"}}";
+    /** Our severity conventions and PagerDuty's own words; anything else pages as {@code error}. */
+    public static final Map<String, String> DEFAULT_SEVERITIES = Map.of("page", "critical", "critical", "critical",
+            "error", "error", "ticket", "warning", "warning", "warning", "notice", "info", "inspect", "info",
+            "info", "info");
+    public static final long DEFAULT_TIMEOUT_MS = 10_000;
+    public static final int DEFAULT_MAX_ATTEMPTS = 6;
+    public static final long DEFAULT_INITIAL_BACKOFF_MS = 500;
+    public static final long DEFAULT_MAX_BACKOFF_MS = 60_000;
+
+    private static final Set<String> PD_SEVERITIES = Set.of("critical", "error", "warning", "info");
+    private static final Set<String> FIELDS = Set.of("routingKey", "region", "url", "summary", "source", "severities",
+            "timeoutMs", "maxAttempts", "initialBackoffMs", "maxBackoffMs");
+
+    public PagerDutyConfig {
+        Objects.requireNonNull(routingKey, "routingKey");
+        String bad = urlProblem(url);
+        if (bad != null) {
+            throw new IllegalArgumentException("url " + bad);
+        }
+        Template.compile(summary);
+        Template.compile(source);
+        severities = Map.copyOf(severities);
+        severities.forEach((ours, theirs) -> {
+            if (!PD_SEVERITIES.contains(theirs)) {
+                throw new IllegalArgumentException("severity " + ours + " maps to " + theirs
+                        + "; PagerDuty knows only critical, error, warning and info");
+            }
+        });
+        if (timeoutMs < 1) {
+            throw new IllegalArgumentException("timeoutMs must be at least 1, got " + timeoutMs);
+        }
+        new RetryPolicy(maxAttempts, initialBackoffMs, maxBackoffMs);
+    }
+
+    /** The US endpoint with this routing key and every default. */
+    public static PagerDutyConfig of(Secret routingKey) {
+        return new PagerDutyConfig(US_URL, routingKey, DEFAULT_SUMMARY, DEFAULT_SOURCE, DEFAULT_SEVERITIES,
+                DEFAULT_TIMEOUT_MS, DEFAULT_MAX_ATTEMPTS, DEFAULT_INITIAL_BACKOFF_MS, DEFAULT_MAX_BACKOFF_MS);
+    }
+
+    /** The retry schedule these fields describe. */
+    public RetryPolicy retryPolicy() {
+        return new RetryPolicy(maxAttempts, initialBackoffMs, maxBackoffMs);
+    }
+
+    /** PagerDuty's severity for a notification's {@code severity} label. */
+    public String severityFor(String ours) {
+        return ours == null ? "error" : severities.getOrDefault(ours.toLowerCase(Locale.ROOT), "error");
+    }
+
+    /**
+     * Reads {@code routingKey} (a secret, required), {@code region} ({@code us} or {@code eu}) or {@code url},
+     * the {@code summary} and {@code source} templates, {@code severities} (ours to PagerDuty's, merged over the
+     * defaults), {@code timeoutMs} and the retry fields. Every problem names its field path under {@code path}.
+     */
+    public static Parsed<PagerDutyConfig> parse(Map<?, ?> map, String path, SecretSource secrets) {
+        Fields f = new Fields(map, path);
+        f.only(FIELDS);
+        Secret key = secrets.read(f, "routingKey", true);
+        String url = US_URL;
+        if (f.has("region") && f.has("url")) {
+            f.problem("url", "give either region or url, not both");
+        } else if (f.has("url")) {
+            url = f.string("url", true);
+            String bad = urlProblem(url);
+            if (url != null && bad != null) {
+                f.problem("url", bad);
+            }
+        } else if (f.has("region")) {
+            String region = f.string("region", true);
+            if ("eu".equalsIgnoreCase(region)) {
+                url = EU_URL;
+            } else if (region != null && !"us".equalsIgnoreCase(region)) {
+                f.problem("region", "must be us or eu, got " + region);
+            }
+        }
+        String summary = template(f, "summary", DEFAULT_SUMMARY);
+        String source = template(f, "source", DEFAULT_SOURCE);
+        Map<String, String> severities = new HashMap<>(DEFAULT_SEVERITIES);
+        Fields s = f.nested("severities");
+        if (s != null) {
+            for (Object k : ((Map<?, ?>) map.get("severities")).keySet()) {
+                String ours = String.valueOf(k);
+                String theirs = s.string(ours, true);
+                if (theirs != null && !PD_SEVERITIES.contains(theirs)) {
+                    s.problem(ours, "must be one of critical, error, warning, info, got " + theirs);
+                } else if (theirs != null) {
+                    severities.put(ours.toLowerCase(Locale.ROOT), theirs);
+                }
+            }
+        }
+        long timeoutMs = f.whole("timeoutMs", DEFAULT_TIMEOUT_MS, 1, Long.MAX_VALUE);
+        int maxAttempts = (int) f.whole("maxAttempts", DEFAULT_MAX_ATTEMPTS, 1, Integer.MAX_VALUE);
+        long initial = f.whole("initialBackoffMs", DEFAULT_INITIAL_BACKOFF_MS, 1, Long.MAX_VALUE);
+        long max = f.whole("maxBackoffMs", Math.max(DEFAULT_MAX_BACKOFF_MS, initial), 1, Long.MAX_VALUE);
+        if (max < initial) {
+            f.problem("maxBackoffMs", "must not be below initialBackoffMs (" + initial + "), got " + max);
+        }
+        if (!f.problems().isEmpty()) {
+            return Parsed.failed(f.problems());
+        }
+        return Parsed.of(new PagerDutyConfig(url, key, summary, source, severities, timeoutMs, maxAttempts, initial,
+                max));
+    }
+
+    /** The template text in field {@code key}, the fallback when absent, or null with a problem recorded. */
+    private static String template(Fields f, String key, String fallback) {
+        if (!f.has(key)) {
+            return fallback;
+        }
+        String source = f.string(key, true);
+        if (source == null) {
+            return null;
+        }
+        try {
+            Template.compile(source);
+            return source;
+        } catch (IllegalArgumentException e) {
+            f.problem(key, e.getMessage());
+            return null;
+        }
+    }
+
+    /** Null when the URL is an absolute http(s) URL with a host; else what is wrong with it. */
+    static String urlProblem(String url) {
+        if (url == null || url.isBlank()) {
+            return "is required";
+        }
+        try {
+            URI uri = new URI(url);
+            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+            if (!scheme.equals("http") && !scheme.equals("https")) {
+                return "must start with http:// or https:// (got " + Redaction.url(url) + ")";
+            }
+            return uri.getHost() == null ? "has no host (got " + Redaction.url(url) + ")" : null;
+        } catch (URISyntaxException e) {
+            return "is not a valid URL (" + e.getReason() + " at index " + e.getIndex() + ")";
+        }
+    }
+}

@@ -1,0 +1,204 @@
+package io.gpuwatch.notify.receiver.pagerduty;
+
+import io.gpuwatch.notify.DeliveryFailure;
+import io.gpuwatch.notify.Notification;
+import io.gpuwatch.notify.Receiver;
+import io.gpuwatch.notify.Redaction;
+import io.gpuwatch.notify.render.Template;
+import io.gpuwatch.notify.retry.Outcome;
+import io.gpuwatch.notify.retry.Pause;
+import io.gpuwatch.notify.retry.Retrier;
+import io.gpuwatch.notify.retry.RetryAfter;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+
+import java.net.ConnectException;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
+
+/**
+ * Sends each alert of a batch as its own PagerDuty event, one after the other: a firing alert triggers, a
+ * resolved one resolves, and {@link #acknowledge} acknowledges, all keyed by the fingerprint so that a retried
+ * send is harmless. 429 (PagerDuty's throttle), 5xx, timeouts and connection errors are retried with back-off
+ * ({@code Retry-After} honoured); 400 (invalid event) and other 4xx fail at once with PagerDuty's own errors.
+ * One alert failing does not stop the others; the batch then fails with the first error.
+ */
+public final class PagerDutyReceiver implements Receiver {
+    private static final int EXCERPT_CHARS = 300;
+
+    private final String name;
+    private final PagerDutyConfig config;
+    private final WebClient client;
+    private final Retrier retrier;
+    private final InstantSource clock;
+    private final Template summary;
+    private final Template source;
+    private final String target;
+    private final List<String> secrets;
+
+    /** A receiver with its jitter, pause and clock injected; the client is shared and closed by its owner. */
+    public PagerDutyReceiver(String name, PagerDutyConfig config, WebClient client, RandomGenerator random,
+                             Pause pause, InstantSource clock) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.config = Objects.requireNonNull(config, "config");
+        this.client = Objects.requireNonNull(client, "client");
+        this.retrier = new Retrier(config.retryPolicy(), random, pause);
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.summary = Template.compile(config.summary());
+        this.source = Template.compile(config.source());
+        this.target = Redaction.url(config.url());
+        this.secrets = List.of(config.routingKey().reveal());
+    }
+
+    /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
+    public static PagerDutyReceiver create(Vertx vertx, WebClient client, String name, PagerDutyConfig config) {
+        return new PagerDutyReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Future<Void> send(List<Notification> batch) {
+        Future<List<DeliveryFailure>> chain = Future.succeededFuture(new ArrayList<>());
+        for (Notification n : batch) {
+            chain = chain.compose(failures -> deliver(() -> event(n)).transform(ar -> {
+                if (ar.failed()) {
+                    failures.add(asFailure(ar.cause()));
+                }
+                return Future.succeededFuture(failures);
+            }));
+        }
+        return chain.compose(failures -> failures.isEmpty() ? Future.succeededFuture()
+                : Future.failedFuture(combined(failures, batch.size())));
+    }
+
+    /** Acknowledges the PagerDuty alert of this fingerprint; PagerDuty drops an acknowledge for an unknown key. */
+    public Future<Void> acknowledge(String fingerprint) {
+        return deliver(() -> PagerDutyEvent.action(config.routingKey().reveal(), "acknowledge", fingerprint));
+    }
+
+    private Buffer event(Notification n) {
+        String key = config.routingKey().reveal();
+        if (n.status() == Notification.Status.RESOLVED) {
+            return PagerDutyEvent.action(key, "resolve", n.fingerprint());
+        }
+        return PagerDutyEvent.trigger(key, n, summary, source, config.severityFor(n.labels().get("severity")));
+    }
+
+    private Future<Void> deliver(Supplier<Buffer> body) {
+        Buffer built;
+        try {
+            built = body.get();
+        } catch (RuntimeException e) {
+            return Future.failedFuture(new DeliveryFailure(name, 0,
+                    "could not build the event: " + e.getClass().getSimpleName(), false));
+        }
+        return retrier.run(name, () -> attempt(built));
+    }
+
+    private Future<Outcome> attempt(Buffer body) {
+        return client.postAbs(config.url())
+                .putHeader("Content-Type", "application/json")
+                .putHeader("User-Agent", "gpuwatch")
+                .timeout(config.timeoutMs())
+                .sendBuffer(body)
+                .timeout(config.timeoutMs(), TimeUnit.MILLISECONDS)
+                .map(this::judge)
+                .otherwise(this::transportError);
+    }
+
+    private Outcome judge(HttpResponse<Buffer> response) {
+        int code = response.statusCode();
+        if (code >= 200 && code < 300) {
+            return Outcome.delivered();
+        }
+        if (code == 400) {
+            return Outcome.reject("PagerDuty rejected the event as invalid (HTTP 400 from " + target + ")"
+                    + errors(response.bodyAsString()));
+        }
+        String error = (code == 429 ? "PagerDuty throttled the integration (HTTP 429 from " + target + ")"
+                : "HTTP " + code + " from " + target) + excerpt(response.bodyAsString());
+        if (code == 429 || code >= 500) {
+            return RetryAfter.parse(response.getHeader("Retry-After"), clock.instant())
+                    .map(wait -> Outcome.retryAfter(error, wait))
+                    .orElseGet(() -> Outcome.retry(error));
+        }
+        return Outcome.reject(error);
+    }
+
+    /** PagerDuty's {@code {"status","message","errors":[…]}}, or the start of whatever else came back. */
+    private String errors(String body) {
+        try {
+            JsonObject json = new JsonObject(body == null ? "" : body);
+            StringBuilder sb = new StringBuilder();
+            String message = json.getString("message");
+            if (message != null) {
+                sb.append(": ").append(message);
+            }
+            JsonArray errors = json.getJsonArray("errors");
+            if (errors != null && !errors.isEmpty()) {
+                sb.append(sb.length() == 0 ? ": " : " — ");
+                for (int i = 0; i < errors.size(); i++) {
+                    sb.append(i == 0 ? "" : "; ").append(errors.getValue(i));
+                }
+            }
+            return sb.length() == 0 ? excerpt(body) : scrub(sb.toString());
+        } catch (DecodeException | ClassCastException e) {
+            return excerpt(body);
+        }
+    }
+
+    private Outcome transportError(Throwable e) {
+        if (e instanceof TimeoutException) {
+            return Outcome.retry("no response from " + target + " within " + config.timeoutMs() + " ms");
+        }
+        String detail = e.getMessage() == null ? "" : ": " + scrub(e.getMessage());
+        if (e instanceof ConnectException) {
+            return Outcome.retry("could not connect to " + target + detail);
+        }
+        return Outcome.retry(e.getClass().getSimpleName() + " talking to " + target + detail);
+    }
+
+    private String excerpt(String body) {
+        if (body == null || body.isBlank()) {
+            return "";
+        }
+        String flat = scrub(body).replaceAll("[\\p{Cntrl}\\s]+", " ").trim();
+        return ": " + (flat.length() > EXCERPT_CHARS ? flat.substring(0, EXCERPT_CHARS) + "…" : flat);
+    }
+
+    private String scrub(String text) {
+        return Redaction.text(text, secrets);
+    }
+
+    private DeliveryFailure asFailure(Throwable e) {
+        return e instanceof DeliveryFailure f ? f
+                : new DeliveryFailure(name, 0, "unexpected " + e.getClass().getSimpleName(), true);
+    }
+
+    private DeliveryFailure combined(List<DeliveryFailure> failures, int total) {
+        if (failures.size() == 1 && total == 1) {
+            return failures.get(0);
+        }
+        DeliveryFailure first = failures.get(0);
+        return new DeliveryFailure(name, failures.stream().mapToInt(DeliveryFailure::attempts).max().orElse(0),
+                failures.size() + " of " + total + " alerts not delivered; first: " + first.lastError(),
+                failures.stream().anyMatch(DeliveryFailure::retryable));
+    }
+}

@@ -1,0 +1,40 @@
+package io.gpuwatch.notify.receiver.slack;
+
+import io.gpuwatch.notify.render.Digest;
+import io.gpuwatch.notify.render.Limit;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * The Block Kit message for a digest: a plain-text header with the title, one mrkdwn section with the entries,
+ * and the title again as the notification fallback {@code text}. Both blocks stay within Slack's limits
+ * (header 150 characters, section 3,000), far below the ~13k total at which Slack starts refusing blocks.
+ */
+final class SlackMessage {
+    static final Limit HEADER = Limit.chars(150);
+    static final Limit SECTION = Limit.chars(3_000);
+
+    private SlackMessage() {
+    }
+
+    /** Slack's mrkdwn control characters, escaped as Slack asks. */
+    static String escape(String text) {
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+    }
+
+    static JsonObject build(Digest digest) {
+        String title = digest.title(HEADER);
+        if (title.isEmpty()) {
+            title = "gpuwatch alerts";
+        }
+        JsonArray blocks = new JsonArray().add(new JsonObject().put("type", "header")
+                .put("text", new JsonObject().put("type", "plain_text").put("text", title).put("emoji", true)));
+        String body = digest.body("\n", SECTION);
+        // An empty section is an invalid_blocks error, so a batch whose entries render empty gets the header only.
+        if (!body.isBlank()) {
+            blocks.add(new JsonObject().put("type", "section")
+                    .put("text", new JsonObject().put("type", "mrkdwn").put("text", body)));
+        }
+        return new JsonObject().put("text", title).put("blocks", blocks);
+    }
+}

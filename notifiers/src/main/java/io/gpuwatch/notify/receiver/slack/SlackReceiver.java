@@ -1,0 +1,66 @@
+package io.gpuwatch.notify.receiver.slack;
+
+import io.gpuwatch.notify.DeliveryFailure;
+import io.gpuwatch.notify.Notification;
+import io.gpuwatch.notify.Receiver;
+import io.gpuwatch.notify.receiver.chat.ChatDelivery;
+import io.gpuwatch.notify.receiver.chat.Reply;
+import io.gpuwatch.notify.retry.Pause;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.ext.web.client.WebClient;
+
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Objects;
+import java.util.Random;
+import java.util.random.RandomGenerator;
+
+/**
+ * Posts each batch as one Block Kit message to a Slack incoming webhook, paced per webhook. Slack answers
+ * {@code ok}, or an error code as plain text: {@code invalid_payload}, {@code no_text} (400),
+ * {@code action_prohibited} (403), {@code channel_not_found}/{@code no_service} (404) and
+ * {@code channel_is_archived} (410) fail at once with the code; 429 waits for {@code Retry-After}, 5xx and
+ * timeouts are retried.
+ */
+public final class SlackReceiver implements Receiver {
+    private final String name;
+    private final SlackConfig config;
+    private final ChatDelivery delivery;
+
+    /** A receiver with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
+    public SlackReceiver(String name, SlackConfig config, WebClient client, RandomGenerator random, Pause pause,
+                         InstantSource clock) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.config = Objects.requireNonNull(config, "config");
+        this.delivery = new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), client, random,
+                pause, clock);
+    }
+
+    /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
+    public static SlackReceiver create(Vertx vertx, WebClient client, String name, SlackConfig config) {
+        return new SlackReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Future<Void> send(List<Notification> batch) {
+        if (batch.isEmpty()) {
+            return Future.succeededFuture();
+        }
+        Buffer body;
+        try {
+            body = SlackMessage.build(config.settings().layout().render(batch, SlackMessage::escape)).toBuffer();
+        } catch (RuntimeException e) {
+            return Future.failedFuture(new DeliveryFailure(name, 0,
+                    "could not render the message: " + e.getClass().getSimpleName(), false));
+        }
+        // Webhooks answer 200 "ok"; every error is a non-2xx status with a text code, which byStatus quotes.
+        return delivery.deliver(() -> new ChatDelivery.Request(config.url().reveal(), body), Reply::byStatus);
+    }
+}

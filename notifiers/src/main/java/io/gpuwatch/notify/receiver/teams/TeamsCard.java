@@ -1,0 +1,55 @@
+package io.gpuwatch.notify.receiver.teams;
+
+import io.gpuwatch.notify.render.Digest;
+import io.gpuwatch.notify.render.Limit;
+import io.gpuwatch.notify.render.Truncation;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The Workflows message for a digest: one Adaptive Card 1.2 attachment with a heading TextBlock (colour
+ * {@code Attention} while firing, {@code Good} once resolved) and a TextBlock per entry, cut by whole entries so
+ * the encoded body stays under Teams' ~28 KB message limit.
+ */
+final class TeamsCard {
+    /** A margin below the documented ~28 KB, which Teams measures on its own re-encoding of the card. */
+    static final int MAX_BODY_BYTES = 27_000;
+    static final Limit TITLE = Limit.chars(400);
+
+    private TeamsCard() {
+    }
+
+    static Optional<Buffer> build(Digest digest, boolean firing) {
+        String title = digest.title(TITLE);
+        return Truncation.fit(digest.entries(), kept -> card(title.isEmpty() ? "gpuwatch alerts" : title, firing, kept),
+                body -> body.length() <= MAX_BODY_BYTES);
+    }
+
+    private static Buffer card(String title, boolean firing, List<String> entries) {
+        JsonArray body = new JsonArray().add(new JsonObject()
+                .put("type", "TextBlock").put("text", title).put("weight", "Bolder").put("size", "Medium")
+                .put("wrap", true).put("style", "heading").put("color", firing ? "Attention" : "Good"));
+        for (String entry : entries) {
+            if (!entry.isBlank()) {
+                body.add(new JsonObject().put("type", "TextBlock").put("text", entry).put("wrap", true));
+            }
+        }
+        JsonObject content = new JsonObject()
+                .put("$schema", "http://adaptivecards.io/schemas/adaptive-card.json")
+                .put("type", "AdaptiveCard")
+                .put("version", "1.2")
+                .put("body", body)
+                .put("msteams", new JsonObject().put("width", "full"));
+        return new JsonObject()
+                .put("type", "message")
+                .put("attachments", new JsonArray().add(new JsonObject()
+                        .put("contentType", "application/vnd.microsoft.card.adaptive")
+                        .putNull("contentUrl")
+                        .put("content", content)))
+                .toBuffer();
+    }
+}

@@ -1,0 +1,8 @@
+/**
+ * Turns a batch of notifications into the text a receiver sends: {@link io.gpuwatch.notify.render.Template}
+ * fills user-overridable {@code {{…}}} slots, {@link io.gpuwatch.notify.render.Layout} renders a batch into a
+ * {@link io.gpuwatch.notify.render.Digest} (a title and one entry per alert), and
+ * {@link io.gpuwatch.notify.render.Limit} / {@link io.gpuwatch.notify.render.Truncation} cut text to a target's
+ * size limit, dropping whole entries behind a {@code +N more} line so that no message is ever rejected as too long.
+ */
+package io.gpuwatch.notify.render;

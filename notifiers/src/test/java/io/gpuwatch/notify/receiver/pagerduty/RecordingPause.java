@@ -1,0 +1,18 @@
+package io.gpuwatch.notify.receiver.pagerduty;
+
+import io.gpuwatch.notify.retry.Pause;
+import io.vertx.core.Future;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** A pause that returns at once and remembers each requested wait, so the back-off schedule is observable. */
+final class RecordingPause implements Pause {
+    final List<Long> waits = new CopyOnWriteArrayList<>();
+
+    @Override
+    public Future<Void> after(long millis) {
+        waits.add(millis);
+        return Future.succeededFuture();
+    }
+}
