@@ -109,10 +109,28 @@ public final class Rule {
         return Diagnostic.error(file, whenLine, whenColumn, message);
     }
 
-    /** Evaluates {@code when} against the view at {@code view.now()}. */
+    /** Evaluates {@code when} against the view at {@code view.now()}, as a first evaluation (no streaks yet). */
     public boolean test(ScopeView v) {
         try {
             return when.test(v);
+        } catch (RuntimeException e) {
+            throw new RuleEvaluationException(this, "when", e);
+        }
+    }
+
+    /** How many {@code consecutive(cond, n)} runs an instance of this rule keeps: the length of its streak array. */
+    public int streaks() {
+        return when.streaks();
+    }
+
+    /**
+     * One evaluation of an instance that keeps {@code streaks} ({@link #streaks()} long) between evaluations:
+     * counts this evaluation into every {@code consecutive} run, then evaluates {@code when}.
+     */
+    public boolean test(ScopeView v, int[] streaks) {
+        try {
+            when.advance(v, streaks);
+            return when.test(v, streaks);
         } catch (RuntimeException e) {
             throw new RuleEvaluationException(this, "when", e);
         }

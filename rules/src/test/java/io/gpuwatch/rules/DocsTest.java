@@ -1,6 +1,7 @@
 package io.gpuwatch.rules;
 
 import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.rules.dsl.DslCompiler;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -9,7 +10,7 @@ import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** docs/rules.md documents every metric a rule may name, with the unit and kind the protocol gives it. */
+/** docs/rules.md documents every metric and function a rule may name, metrics with the protocol's unit and kind. */
 class DocsTest {
     @Test
     void theMetricTableListsEveryMetric() throws IOException {
@@ -18,6 +19,15 @@ class DocsTest {
             String kind = m.kind().name().toLowerCase(java.util.Locale.ROOT);
             String row = "| `" + m.field() + "` | " + m.unit() + " | " + kind;
             assertTrue(docs.contains(row), "docs/rules.md lacks the row " + row);
+        }
+    }
+
+    @Test
+    void theFunctionTableHasARowPerFunction() throws IOException {
+        String docs = Files.readString(Path.of("../docs/rules.md"));
+        for (String f : DslCompiler.functions()) {
+            assertTrue(docs.contains("\n| `" + f + "(") || f.equals("events") && docs.contains("| `count(events("),
+                    "docs/rules.md lacks a row for " + f);
         }
     }
 }

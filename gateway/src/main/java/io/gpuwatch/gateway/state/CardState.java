@@ -62,11 +62,13 @@ public final class CardState implements ScopeView {
             MetricWindow kept = null;
             for (int i = 0; i < specs.size(); i++) {
                 SeriesSpec old = specs.get(i);
-                if (old.name().equals(spec.name()) && old.windowMs() >= spec.windowMs()) {
+                if (old.name().equals(spec.name()) && old.windowMs() >= spec.windowMs()
+                        && (windows[i].keepsTransitions() || !spec.transitions())) {
                     kept = windows[i];
                 }
             }
-            nextWindows[spec.id()] = kept != null ? kept : new MetricWindow(FleetState.shapeFor(spec));
+            nextWindows[spec.id()] = kept != null ? kept
+                    : new MetricWindow(FleetState.shapeFor(spec), spec.transitions());
         }
         this.specs = List.copyOf(next);
         this.windows = nextWindows;

@@ -1,14 +1,16 @@
 package io.gpuwatch.gateway.state;
 
+import io.gpuwatch.gateway.window.RankedSamples;
 import io.gpuwatch.rules.scope.Series;
 
 import java.util.function.ToDoubleFunction;
 
 /**
- * A series of a node pooled over its cards: avg/min/max/count/sum over every card's samples,
- * increase/rate/slope summed (the node's total), last the highest of the cards' last values.
+ * A series of a node pooled over its cards: avg/min/max/count/sum/quantile over every card's samples,
+ * increase/rate/slope/delta/resets/changes/predict summed (the node's total), last the highest of the cards'
+ * last values.
  */
-final class NodeSeries implements Series {
+final class NodeSeries implements Series, RankedSamples {
     private final NodeState node;
     private final int id;
 
@@ -95,6 +97,42 @@ final class NodeSeries implements Series {
     @Override
     public double slope(long windowMs) {
         return total(s -> s.slope(windowMs));
+    }
+
+    @Override
+    public double quantile(double p, long windowMs) {
+        return RankedSamples.quantile(this, p, windowMs);
+    }
+
+    @Override
+    public double rank(long windowMs, float value) {
+        double n = 0;
+        for (CardState card : node.cards()) {
+            if (card.series(id) instanceof RankedSamples r) {
+                n += r.rank(windowMs, value);
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public double delta(long windowMs) {
+        return total(s -> s.delta(windowMs));
+    }
+
+    @Override
+    public double resets(long windowMs) {
+        return total(s -> s.resets(windowMs));
+    }
+
+    @Override
+    public double changes(long windowMs) {
+        return total(s -> s.changes(windowMs));
+    }
+
+    @Override
+    public double predict(long windowMs, long horizonMs) {
+        return total(s -> s.predict(windowMs, horizonMs));
     }
 
     /** Sum over the cards that have data; NaN when none has. */

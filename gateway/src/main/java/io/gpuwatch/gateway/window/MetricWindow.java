@@ -12,12 +12,19 @@ import java.util.Arrays;
  * {@code (now - windowMs, now]}, {@code now} being the time last given to {@link #at} (until then, the newest
  * sample). Over the fine tier results are exact up to float32 storage. A coarse bucket that straddles the far
  * edge of a window is included whole: every result is then the exact result over a window whose far edge lies
- * earlier by less than one bucket. Slope treats the samples of a bucket as lying at the centre of the bucket
- * (of its rolled part for the youngest one), which is exact for data linear in time and no gaps.
+ * earlier by less than one bucket. Slope and predict treat the samples of a bucket as lying at the centre of the
+ * bucket (of its rolled part for the youngest one), which is exact for data linear in time and no gaps.
+ *
+ * <p>A window built to keep transitions also keeps each bucket's first and last sample and how often a sample
+ * dropped below, or differed from, the one before it inside the bucket, so {@link #delta}, {@link #resets} and
+ * {@link #changes} stay exact (over that extended window) across both tiers. Without them those three answer
+ * NaN once a window reaches the coarse tier. {@link #quantile} is exact over the fine tier; a bucket stands in
+ * for its samples with its minimum, its maximum and its mean for the rest, which is exact for buckets of up to
+ * two samples and for p = 0 and p = 1, and otherwise lies between the bucket's extremes.
  *
  * <p>Not thread-safe: one owner appends and evaluates.
  */
-public final class MetricWindow implements Series {
+public final class MetricWindow implements Series, RankedSamples {
     /** Prometheus' lookback delta: how old the newest sample may be for {@link #last()}, and the longest gap a
      * counter delta is taken across. */
     public static final long LOOKBACK_MS = 300_000;
@@ -33,17 +40,27 @@ public final class MetricWindow implements Series {
     private static final int MAX = 2;
     private static final int INC = 3;
     private static final int FIELDS = 4;
+    // Only in windows that keep transitions.
+    private static final int FIRST = 4;
+    private static final int LAST = 5;
+    private static final int RESETS = 6;
+    private static final int CHANGES = 7;
+    private static final int TRANSITION_FIELDS = 8;
 
     private static final int COUNT = 0;
     private static final int TOTAL = 1;
     private static final int LOWEST = 2;
     private static final int HIGHEST = 3;
 
+    private static final int DELTA = 0;
+    private static final int DROPS = 1;
+    private static final int DIFFERS = 2;
+
     // JVM layout estimates, compressed references: object header 12 bytes, array header 16, 8-byte alignment.
     static final int OBJECT_HEADER = 12;
     static final int ARRAY_HEADER = 16;
-    // 3 references, 7 longs, 3 ints, 1 float.
-    private static final long SHALLOW_BYTES = align(OBJECT_HEADER + 3 * 4 + 7 * 8 + 3 * 4 + 4);
+    // 3 references, 7 longs, 4 ints, 1 float.
+    private static final long SHALLOW_BYTES = align(OBJECT_HEADER + 3 * 4 + 7 * 8 + 4 * 4 + 4);
 
     private final WindowShape shape;
     private final long res;
@@ -51,7 +68,9 @@ public final class MetricWindow implements Series {
     private final int fine;
     private final int bucketSlots;
     private final int buckets;
-    /** Fine slots (NaN = no sample), then {@link #FIELDS} floats per bucket. */
+    /** Floats per bucket: {@link #FIELDS}, or {@link #TRANSITION_FIELDS} when transitions are kept. */
+    private final int fields;
+    /** Fine slots (NaN = no sample), then {@link #fields} floats per bucket. */
     private final float[] values;
     /** Samples per bucket as an unsigned byte; 0 = empty. */
     private final byte[] counts;
@@ -64,15 +83,21 @@ public final class MetricWindow implements Series {
     private long nowMs = NONE;
     private long ignoredLate;
 
-    /** An empty window of the given shape. */
+    /** An empty window of the given shape that does not keep transitions. */
     public MetricWindow(WindowShape shape) {
+        this(shape, false);
+    }
+
+    /** An empty window of the given shape; {@code transitions} makes delta, resets and changes exact in both tiers. */
+    public MetricWindow(WindowShape shape, boolean transitions) {
         this.shape = shape;
         this.res = shape.resolutionMs();
         this.lookbackSlots = LOOKBACK_MS / res;
         this.fine = shape.fineSlots();
         this.buckets = shape.coarseBuckets();
         this.bucketSlots = buckets == 0 ? 0 : shape.slotsPerBucket();
-        this.values = new float[fine + buckets * FIELDS];
+        this.fields = transitions ? TRANSITION_FIELDS : FIELDS;
+        this.values = new float[fine + buckets * fields];
         this.counts = buckets == 0 ? NO_COUNTS : new byte[buckets];
         Arrays.fill(values, 0, fine, Float.NaN);
     }
@@ -80,6 +105,11 @@ public final class MetricWindow implements Series {
     /** The shape this window was sized with. */
     public WindowShape shape() {
         return shape;
+    }
+
+    /** True when the window keeps transitions beyond its fine tier. */
+    public boolean keepsTransitions() {
+        return fields == TRANSITION_FIELDS;
     }
 
     /**
@@ -197,7 +227,7 @@ public final class MetricWindow implements Series {
                 int c = counts[b] & 0xFF;
                 if (c != 0) {
                     n += c;
-                    inc += values[fine + b * FIELDS + INC];
+                    inc += values[fine + b * fields + INC];
                 }
             }
         }
@@ -232,6 +262,17 @@ public final class MetricWindow implements Series {
     /** Least-squares slope per second; NaN with fewer than two distinct sample times. */
     @Override
     public double slope(long windowMs) {
+        return fit(windowMs, Double.NaN);
+    }
+
+    /** The least-squares line read {@code horizonMs} after now; NaN with fewer than two distinct sample times. */
+    @Override
+    public double predict(long windowMs, long horizonMs) {
+        return fit(windowMs, horizonMs / 1000.0);
+    }
+
+    /** The slope of the least-squares line, or with {@code atSeconds} given its value that long after now. */
+    private double fit(long windowMs, double atSeconds) {
         if (newestSlot == NONE || windowMs <= 0) {
             return Double.NaN;
         }
@@ -255,7 +296,7 @@ public final class MetricWindow implements Series {
             if (c != 0) {
                 n += c;
                 sx += c * bucketCentre(q, fineFirst, now);
-                sy += values[fine + b * FIELDS + SUM];
+                sy += values[fine + b * fields + SUM];
             }
         }
         int i = fineIndex(from);
@@ -283,7 +324,7 @@ public final class MetricWindow implements Series {
             if (c != 0) {
                 double dx = bucketCentre(q, fineFirst, now) - mx;
                 sxx += c * dx * dx;
-                sxy += dx * (values[fine + b * FIELDS + SUM] - c * my);
+                sxy += dx * (values[fine + b * fields + SUM] - c * my);
             }
         }
         i = fineIndex(from);
@@ -298,7 +339,153 @@ public final class MetricWindow implements Series {
                 i = 0;
             }
         }
-        return sxx == 0 ? Double.NaN : sxy / sxx;
+        if (sxx == 0) {
+            return Double.NaN;
+        }
+        double slope = sxy / sxx;
+        return Double.isNaN(atSeconds) ? slope : my + slope * (atSeconds - mx);
+    }
+
+    /** {@inheritDoc} Over the coarse tier an approximation; see the class comment. */
+    @Override
+    public double quantile(double p, long windowMs) {
+        return RankedSamples.quantile(this, p, windowMs);
+    }
+
+    /**
+     * Samples at most {@code value}; a bucket of three or more samples counts as its minimum, its maximum and
+     * the rest at its mean.
+     */
+    @Override
+    public double rank(long windowMs, float value) {
+        if (newestSlot == NONE || windowMs <= 0) {
+            return 0;
+        }
+        long now = now();
+        long lo = firstSlot(now, windowMs);
+        long hi = Math.floorDiv(now, res);
+        long fineFirst = newestSlot - fine + 1;
+        long n = 0;
+        if (reachesCoarse(lo, fineFirst)) {
+            long last = lastBucket(hi, fineFirst);
+            for (long q = firstBucket(lo); q <= last; q++) {
+                int b = bucketIndex(q);
+                int c = counts[b] & 0xFF;
+                if (c == 0) {
+                    continue;
+                }
+                int base = fine + b * fields;
+                float min = values[base + MIN];
+                float max = values[base + MAX];
+                if (min <= value) {
+                    n++;
+                }
+                if (c >= 2 && max <= value) {
+                    n++;
+                }
+                if (c >= 3 && Math.min(max, Math.max(min, values[base + SUM] / c)) <= value) {
+                    n += c - 2;
+                }
+            }
+        }
+        long from = Math.max(lo, fineFirst);
+        long to = Math.min(hi, newestSlot);
+        int i = fineIndex(from);
+        for (long s = from; s <= to; s++) {
+            if (values[i] <= value) {
+                n++;
+            }
+            if (++i == fine) {
+                i = 0;
+            }
+        }
+        return n;
+    }
+
+    /** Newest minus oldest sample in the window, not extrapolated; NaN with fewer than two samples. */
+    @Override
+    public double delta(long windowMs) {
+        return transitions(windowMs, DELTA);
+    }
+
+    /** Drops from one sample to the next, both in the window; NaN without samples. */
+    @Override
+    public double resets(long windowMs) {
+        return transitions(windowMs, DROPS);
+    }
+
+    /** Changes from one sample to the next, both in the window; NaN without samples. */
+    @Override
+    public double changes(long windowMs) {
+        return transitions(windowMs, DIFFERS);
+    }
+
+    /** Walks the window's samples in order, pairing each with the one before it inside the window. */
+    private double transitions(long windowMs, int op) {
+        if (newestSlot == NONE || windowMs <= 0) {
+            return Double.NaN;
+        }
+        long now = now();
+        long lo = firstSlot(now, windowMs);
+        long hi = Math.floorDiv(now, res);
+        long fineFirst = newestSlot - fine + 1;
+        long n = 0;
+        double first = Double.NaN;
+        float prev = Float.NaN;
+        long drops = 0;
+        long differs = 0;
+        if (reachesCoarse(lo, fineFirst)) {
+            long last = lastBucket(hi, fineFirst);
+            for (long q = firstBucket(lo); q <= last; q++) {
+                int b = bucketIndex(q);
+                int c = counts[b] & 0xFF;
+                if (c == 0) {
+                    continue;
+                }
+                if (fields != TRANSITION_FIELDS) {
+                    return Double.NaN;
+                }
+                int base = fine + b * fields;
+                float head = values[base + FIRST];
+                if (n == 0) {
+                    first = head;
+                } else {
+                    drops += head < prev ? 1 : 0;
+                    differs += head != prev ? 1 : 0;
+                }
+                n += c;
+                drops += (long) values[base + RESETS];
+                differs += (long) values[base + CHANGES];
+                prev = values[base + LAST];
+            }
+        }
+        long from = Math.max(lo, fineFirst);
+        long to = Math.min(hi, newestSlot);
+        int i = fineIndex(from);
+        for (long s = from; s <= to; s++) {
+            float v = values[i];
+            if (!Float.isNaN(v)) {
+                if (n == 0) {
+                    first = v;
+                } else {
+                    drops += v < prev ? 1 : 0;
+                    differs += v != prev ? 1 : 0;
+                }
+                n++;
+                prev = v;
+            }
+            if (++i == fine) {
+                i = 0;
+            }
+        }
+        switch (op) {
+            case DELTA:
+                return n < 2 ? Double.NaN : prev - first;
+            case DROPS:
+                return n == 0 ? Double.NaN : drops;
+            default:
+                return n == 0 ? Double.NaN : differs;
+        }
     }
 
     private double fold(long windowMs, int op) {
@@ -318,7 +505,7 @@ public final class MetricWindow implements Series {
                 int c = counts[b] & 0xFF;
                 if (c != 0) {
                     n += c;
-                    int base = fine + b * FIELDS;
+                    int base = fine + b * fields;
                     acc = switch (op) {
                         case TOTAL -> acc + values[base + SUM];
                         case LOWEST -> Math.min(acc, values[base + MIN]);
@@ -389,18 +576,31 @@ public final class MetricWindow implements Series {
             newestBucket = q;
         }
         int b = bucketIndex(q);
-        int base = fine + b * FIELDS;
+        int base = fine + b * fields;
         int c = counts[b] & 0xFF;
         if (c == 0) {
             values[base + SUM] = v;
             values[base + MIN] = v;
             values[base + MAX] = v;
             values[base + INC] = (float) d;
+            if (fields == TRANSITION_FIELDS) {
+                values[base + FIRST] = v;
+                values[base + LAST] = v;
+                values[base + RESETS] = 0;
+                values[base + CHANGES] = 0;
+            }
         } else {
             values[base + SUM] += v;
             values[base + MIN] = Math.min(values[base + MIN], v);
             values[base + MAX] = Math.max(values[base + MAX], v);
             values[base + INC] += (float) d;
+            if (fields == TRANSITION_FIELDS) {
+                // counts below 256 are exact in a float
+                float before = values[base + LAST];
+                values[base + RESETS] += v < before ? 1 : 0;
+                values[base + CHANGES] += v != before ? 1 : 0;
+                values[base + LAST] = v;
+            }
         }
         counts[b] = (byte) (c + 1);
     }

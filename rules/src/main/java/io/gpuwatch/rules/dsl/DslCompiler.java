@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -24,10 +25,18 @@ public final class DslCompiler {
     /** The longest window a rule may ask for: what the gateway keeps. */
     public static final long MAX_WINDOW_MS = 24 * 3_600_000L;
 
-    private static final List<String> WINDOW_FUNCTIONS =
-            List.of("avg", "min", "max", "sum", "count", "last", "rate", "increase", "slope");
-    private static final List<String> FUNCTIONS = concat(WINDOW_FUNCTIONS,
-            List.of("fraction", "throttled", "events", "distinct"));
+    private static final List<String> WINDOW_FUNCTIONS = List.of("avg", "min", "max", "sum", "count", "last",
+            "rate", "increase", "slope", "delta", "resets", "changes");
+    /** Window functions that read how samples follow each other, which the window then keeps in full. */
+    private static final List<String> TRANSITION_FUNCTIONS = List.of("delta", "resets", "changes");
+    private static final List<String> FUNCTIONS = concat(WINDOW_FUNCTIONS, List.of("quantile", "predict", "absent",
+            "fraction", "consecutive", "throttled", "events", "distinct"));
+    /** PromQL names people type out of habit, and ours. */
+    private static final Map<String, String> PROMQL = Map.of("quantile_over_time", "quantile",
+            "predict_linear", "predict", "absent_over_time", "absent", "avg_over_time", "avg",
+            "min_over_time", "min", "max_over_time", "max", "sum_over_time", "sum", "count_over_time", "count",
+            "last_over_time", "last", "deriv", "slope");
+    private static final int MAX_CONSECUTIVE = 1_000_000;
     private static final List<String> LABELS = List.of("node", "task", "owner", "business");
     private static final List<String> CARD_LABELS = List.of("uuid", "name", "index");
     private static final List<String> BUILTINS = List.of("allocated", "silentFor");
@@ -41,30 +50,61 @@ public final class DslCompiler {
         this.catalog = catalog;
     }
 
-    /** Compiles a condition ({@code when}); warnings are appended to {@code warnings}. */
+    /** The names of the functions of the rule language, as `rules check` lists them. */
+    public static List<String> functions() {
+        return FUNCTIONS;
+    }
+
+    /**
+     * Compiles a condition ({@code when}); warnings are appended to {@code warnings}, among them a condition
+     * that can never be true.
+     */
     public Expression condition(String source, List<DslProblem> warnings) throws DslException {
-        Walk w = new Walk(warnings);
+        Walk w = new Walk(warnings, null);
         Out out = compile(Parser.parse(source), w);
         if (out.type != Type.BOOLEAN) {
             throw new DslException(out.pos, "a condition must be true/false, but this is " + out.type.words());
+        }
+        if (out.truth == Truth.NEVER && !w.neverWarned) {
+            warnings.add(new DslProblem(out.pos, "`" + out.canon + "` is always false, so this rule never fires"));
         }
         return w.expression(out);
     }
 
     /** Compiles an expression of any type, as used in templates. */
     public Expression value(String source, List<DslProblem> warnings) throws DslException {
-        Walk w = new Walk(warnings);
+        Walk w = new Walk(warnings, "`consecutive` counts evaluations of a rule, so it can only be used in `when`");
         return w.expression(compile(Parser.parse(source), w));
     }
 
-    /** A compiled node: its type, MVEL and canonical rule-language text. */
-    private record Out(Type type, String mvel, String canon, int pos, boolean binary) {
+    /** What the compiler knows of a condition's outcome regardless of the data. */
+    private enum Truth { NEVER, ALWAYS, UNKNOWN }
+
+    /** One comparison with a literal, {@code subject > 90}, as {@code &&} collects them to find contradictions. */
+    private record Bound(String subject, double value, boolean lower, boolean strict, String text) {
+    }
+
+    /**
+     * A compiled node: its type, MVEL and canonical rule-language text; for numbers the range they lie in
+     * (null: unknown) and whether they are made of literals only, for conditions what is known of their truth
+     * and the bounds their {@code &&} chain puts on subjects.
+     */
+    private record Out(Type type, String mvel, String canon, int pos, boolean binary, Range range, boolean literal,
+                       Truth truth, List<Bound> bounds) {
         Out(Type type, String mvel, String canon, int pos) {
-            this(type, mvel, canon, pos, false);
+            this(type, mvel, canon, pos, false, null, false, Truth.UNKNOWN, List.of());
         }
 
         String canonOperand() {
             return binary ? "(" + canon + ")" : canon;
+        }
+
+        Out ranged(Range r) {
+            return new Out(type, mvel, canon, pos, binary, r, literal, truth, bounds);
+        }
+
+        Out known(Truth t, List<Bound> b) {
+            return new Out(type, mvel, canon, pos, binary, range, literal, t, b);
         }
     }
 
@@ -72,15 +112,35 @@ public final class DslCompiler {
     private static final class Walk {
         final List<DslProblem> warnings;
         final Set<Integer> readsLast = new LinkedHashSet<>();
+        /** The conditions of {@code consecutive} calls, by streak index; null where they are not allowed. */
+        final List<Expression> streaks;
+        final List<String> streakCanons = new ArrayList<>();
+        final String noStreaks;
         boolean events;
         boolean sampled;
+        boolean neverWarned;
 
-        Walk(List<DslProblem> warnings) {
+        /** {@code noStreaks} says why {@code consecutive} is refused here; null allows it. */
+        Walk(List<DslProblem> warnings, String noStreaks) {
             this.warnings = warnings;
+            this.noStreaks = noStreaks;
+            this.streaks = noStreaks == null ? new ArrayList<>() : null;
+        }
+
+        /** A walk for a condition nested in this one, which shares its warnings. */
+        Walk nested(String noStreaks) {
+            return new Walk(warnings, noStreaks);
+        }
+
+        /** Takes over what a nested walk found that matters for the whole expression. */
+        void absorb(Walk inner) {
+            events |= inner.events;
+            sampled |= inner.sampled;
+            neverWarned |= inner.neverWarned;
         }
 
         Expression expression(Out out) throws DslException {
-            return Expression.compile(out.canon, out.mvel, events && !sampled);
+            return Expression.compile(out.canon, out.mvel, events && !sampled, streaks == null ? List.of() : streaks);
         }
     }
 
@@ -91,14 +151,16 @@ public final class DslCompiler {
                 case SIZE, RATE -> n.text();
                 default -> plain(n.value());
             };
-            return new Out(Type.NUMBER, mvelNumber(n.value()), canon, n.pos());
+            return new Out(Type.NUMBER, mvelNumber(n.value()), canon, n.pos(), false, Range.point(n.value()), true,
+                    Truth.UNKNOWN, List.of());
         }
         if (s instanceof Syntax.Str str) {
             String quoted = quote(str.value());
             return new Out(Type.STRING, quoted, quoted, str.pos());
         }
         if (s instanceof Syntax.Bool b) {
-            return new Out(Type.BOOLEAN, Boolean.toString(b.value()), Boolean.toString(b.value()), b.pos());
+            return new Out(Type.BOOLEAN, Boolean.toString(b.value()), Boolean.toString(b.value()), b.pos())
+                    .known(b.value() ? Truth.ALWAYS : Truth.NEVER, List.of());
         }
         if (s instanceof Syntax.Name name) {
             return name(name, w);
@@ -123,7 +185,7 @@ public final class DslCompiler {
             int id = catalog.raw(m, 0);
             w.readsLast.add(id);
             w.sampled = true;
-            return new Out(Type.NUMBER, "last(" + id + ")", name, n.pos());
+            return new Out(Type.NUMBER, "last(" + id + ")", name, n.pos()).ranged(Range.of(m));
         }
         if (LABELS.contains(name)) {
             return label(name, n.pos());
@@ -134,7 +196,7 @@ public final class DslCompiler {
                 return new Out(Type.BOOLEAN, "allocated()", name, n.pos());
             case "silentFor":
                 w.sampled = true;
-                return new Out(Type.NUMBER, "silentFor()", name, n.pos());
+                return new Out(Type.NUMBER, "silentFor()", name, n.pos()).ranged(Range.NON_NEGATIVE);
             case "card":
                 throw new DslException(n.pos(), "`card` needs a label: card.uuid, card.name or card.index");
             case "labels":
@@ -182,7 +244,14 @@ public final class DslCompiler {
                     + operand.type.words());
         }
         String mvel = u.op().equals("!") ? "!(" + operand.mvel + ")" : "(-(" + operand.mvel + "))";
-        return new Out(want, mvel, u.op() + operand.canonOperand(), u.pos());
+        Out out = new Out(want, mvel, u.op() + operand.canonOperand(), u.pos());
+        if (want == Type.NUMBER) {
+            return new Out(want, mvel, out.canon, u.pos(), false, operand.range == null ? null : operand.range.negate(),
+                    operand.literal, Truth.UNKNOWN, List.of());
+        }
+        Truth t = operand.truth == Truth.NEVER ? Truth.ALWAYS : operand.truth == Truth.ALWAYS ? Truth.NEVER
+                : Truth.UNKNOWN;
+        return out.known(t, List.of());
     }
 
     private Out binary(Syntax.Binary b, Walk w) throws DslException {
@@ -219,8 +288,131 @@ public final class DslCompiler {
                 result = Type.NUMBER;
                 break;
         }
-        return new Out(result, "(" + left.mvel + " " + op + " " + right.mvel + ")",
-                left.canonOperand() + " " + op + " " + right.canonOperand(), b.pos(), true);
+        Out out = new Out(result, "(" + left.mvel + " " + op + " " + right.mvel + ")",
+                left.canonOperand() + " " + op + " " + right.canonOperand(), b.pos(), true, null, false, Truth.UNKNOWN,
+                List.of());
+        return foldBinary(out, op, left, right, b.opPos(), w);
+    }
+
+    /** What can be known of a binary expression without data; warns where a condition can never hold. */
+    private Out foldBinary(Out out, String op, Out left, Out right, int opPos, Walk w) {
+        switch (op) {
+            case "&&": {
+                if (left.truth == Truth.NEVER || right.truth == Truth.NEVER) {
+                    return out.known(Truth.NEVER, List.of());
+                }
+                List<Bound> bounds = new ArrayList<>(left.bounds);
+                bounds.addAll(right.bounds);
+                String clash = contradiction(bounds);
+                if (clash != null) {
+                    never(w, opPos, "`" + out.canon + "` is never true: " + clash);
+                    return out.known(Truth.NEVER, List.of());
+                }
+                Truth t = left.truth == Truth.ALWAYS && right.truth == Truth.ALWAYS ? Truth.ALWAYS : Truth.UNKNOWN;
+                return out.known(t, List.copyOf(bounds));
+            }
+            case "||": {
+                Truth t = left.truth == Truth.NEVER && right.truth == Truth.NEVER ? Truth.NEVER
+                        : left.truth == Truth.ALWAYS || right.truth == Truth.ALWAYS ? Truth.ALWAYS : Truth.UNKNOWN;
+                return out.known(t, List.of());
+            }
+            case "<":
+            case "<=":
+            case ">":
+            case ">=":
+            case "==":
+            case "!=":
+                return left.type == Type.NUMBER ? comparison(out, op, left, right, opPos, w) : out;
+            default: {
+                Out r = out.ranged(Range.arithmetic(op, left.range, right.range));
+                // literals whose value the ranges cannot tell (1 / 0, 7 % 2) are not folded
+                return new Out(r.type, r.mvel, r.canon, r.pos, true, r.range,
+                        left.literal && right.literal && r.range != null && r.range.constant(), Truth.UNKNOWN, List.of());
+            }
+        }
+    }
+
+    private Out comparison(Out out, String op, Out left, Out right, int opPos, Walk w) {
+        boolean literals = left.literal && right.literal;
+        // NaN != x holds, so only literals can make != never true; every other comparison on NaN is false
+        boolean never = left.range != null && right.range != null && (!op.equals("!=") || literals)
+                && Range.neverHolds(op, left.range, right.range);
+        if (never) {
+            List<String> why = new ArrayList<>();
+            for (Out side : List.of(left, right)) {
+                if (!side.literal) {
+                    why.add("`" + side.canon + "` " + side.range.words());
+                }
+            }
+            never(w, opPos, "`" + out.canon + "` is " + (literals ? "always false"
+                    : "never true: " + String.join(" and ", why)));
+            return out.known(Truth.NEVER, List.of());
+        }
+        if (literals) {
+            return out.known(Truth.ALWAYS, List.of());
+        }
+        if (op.equals("!=") || left.literal == right.literal) {
+            return out;
+        }
+        Out subject = left.literal ? right : left;
+        double value = (left.literal ? left : right).range.lo();
+        // `90 < x` bounds x from below, like `x > 90`
+        String norm = left.literal ? flip(op) : op;
+        String text = norm + " " + Range.plain(value);
+        List<Bound> bounds = switch (norm) {
+            case ">" -> List.of(new Bound(subject.canon, value, true, true, text));
+            case ">=" -> List.of(new Bound(subject.canon, value, true, false, text));
+            case "<" -> List.of(new Bound(subject.canon, value, false, true, text));
+            case "<=" -> List.of(new Bound(subject.canon, value, false, false, text));
+            default -> List.of(new Bound(subject.canon, value, true, false, text),
+                    new Bound(subject.canon, value, false, false, text));
+        };
+        return out.known(Truth.UNKNOWN, bounds);
+    }
+
+    private static String flip(String op) {
+        return switch (op) {
+            case "<" -> ">";
+            case "<=" -> ">=";
+            case ">" -> "<";
+            case ">=" -> "<=";
+            default -> op;
+        };
+    }
+
+    /** The first subject the bounds leave no value for, described; null when every subject has room. */
+    private static String contradiction(List<Bound> bounds) {
+        Set<String> subjects = new LinkedHashSet<>();
+        bounds.forEach(b -> subjects.add(b.subject()));
+        for (String subject : subjects) {
+            double lo = Double.NEGATIVE_INFINITY;
+            double hi = Double.POSITIVE_INFINITY;
+            boolean loStrict = false;
+            boolean hiStrict = false;
+            Set<String> texts = new LinkedHashSet<>();
+            for (Bound b : bounds) {
+                if (!b.subject().equals(subject)) {
+                    continue;
+                }
+                texts.add(b.text());
+                if (b.lower() && (b.value() > lo || b.value() == lo && b.strict())) {
+                    lo = b.value();
+                    loStrict = b.strict();
+                } else if (!b.lower() && (b.value() < hi || b.value() == hi && b.strict())) {
+                    hi = b.value();
+                    hiStrict = b.strict();
+                }
+            }
+            if (lo > hi || lo == hi && (loStrict || hiStrict)) {
+                return "`" + subject + "` cannot be " + String.join(" and ", texts) + " at once";
+            }
+        }
+        return null;
+    }
+
+    private static void never(Walk w, int pos, String message) {
+        w.warnings.add(new DslProblem(pos, message));
+        w.neverWarned = true;
     }
 
     private static void operand(String op, String side, Out o, Type want) throws DslException {
@@ -236,6 +428,14 @@ public final class DslCompiler {
             return windowFunction(c, w);
         }
         switch (name) {
+            case "quantile":
+                return quantile(c, w);
+            case "predict":
+                return predict(c, w);
+            case "absent":
+                return absent(c, w);
+            case "consecutive":
+                return consecutive(c, w);
             case "fraction":
                 return fraction(c, w);
             case "throttled":
@@ -250,8 +450,10 @@ public final class DslCompiler {
         if (Metric.byField(name) != null || LABELS.contains(name) || BUILTINS.contains(name)) {
             throw new DslException(c.pos(), "`" + name + "` is not a function");
         }
-        throw new DslException(c.pos(), "unknown function `" + name + "` (functions: "
-                + String.join(", ", FUNCTIONS) + ")");
+        String hint = PROMQL.containsKey(name) ? "; did you mean `" + PROMQL.get(name) + "`?"
+                : closest(name, FUNCTIONS);
+        throw new DslException(c.pos(), "unknown function `" + name + "`" + (hint.isEmpty()
+                ? " (functions: " + String.join(", ", FUNCTIONS) + ")" : hint));
     }
 
     private static String usage(String function) {
@@ -260,6 +462,12 @@ public final class DslCompiler {
                 return "count(metric, window) or count(events(kind[, code]), window)";
             case "fraction":
                 return "fraction(condition, window)";
+            case "quantile":
+                return "quantile(metric, p, window) with p from 0 to 1";
+            case "predict":
+                return "predict(metric, window, horizon)";
+            case "consecutive":
+                return "consecutive(condition, evaluations)";
             case "throttled":
                 return "throttled('REASON', …)";
             case "events":
@@ -291,11 +499,105 @@ public final class DslCompiler {
             w.warnings.add(new DslProblem(first.pos(), "`" + f + "` is meant for counters, and `" + m.field()
                     + "` is a " + m.kind().name().toLowerCase(Locale.ROOT) + "; use slope() for trends"));
         }
-        int id = catalog.raw(m, window);
+        if (f.equals("delta") && m.kind() == Metric.Kind.COUNTER) {
+            w.warnings.add(new DslProblem(first.pos(), "`delta` is meant for gauges, and `" + m.field()
+                    + "` is a counter; use increase(), which counts a counter's resets"));
+        }
+        if (f.equals("resets") && m.kind() != Metric.Kind.COUNTER) {
+            w.warnings.add(new DslProblem(first.pos(), "`resets` is meant for counters, and `" + m.field()
+                    + "` is a " + m.kind().name().toLowerCase(Locale.ROOT) + "; use changes() to count changes"));
+        }
+        int id = catalog.raw(m, window, TRANSITION_FUNCTIONS.contains(f));
         w.sampled = true;
         String method = f.equals("last") ? "lastWithin" : f;
         return new Out(Type.NUMBER, method + "(" + id + ", " + window + "L)",
-                f + "(" + m.field() + ", " + Unit.formatDuration(window) + ")", c.pos());
+                f + "(" + m.field() + ", " + Unit.formatDuration(window) + ")", c.pos()).ranged(range(f, m));
+    }
+
+    /** Where a window function's value lies, from the metric's range; null when unknown. */
+    private static Range range(String f, Metric m) {
+        Range r = Range.of(m);
+        boolean nonNegative = r != null && r.lo() >= 0;
+        return switch (f) {
+            case "avg", "min", "max", "last" -> r;
+            case "sum", "rate", "increase" -> nonNegative ? Range.NON_NEGATIVE : null;
+            case "count", "resets", "changes" -> Range.NON_NEGATIVE;
+            case "delta" -> r == null ? null : new Range(r.lo() - r.hi(), r.hi() - r.lo());
+            default -> null;
+        };
+    }
+
+    private Out quantile(Syntax.Call c, Walk w) throws DslException {
+        arity(c, 3, "metric, p, window");
+        Metric m = metricArgument(c, c.args().get(0));
+        Syntax pArg = c.args().get(1);
+        if (!(pArg instanceof Syntax.Num p) || p.unit() != Unit.NONE || p.value() < 0 || p.value() > 1) {
+            throw new DslException(pArg.pos(), "the quantile must be a plain number from 0 to 1, e.g. "
+                    + "quantile(tempC, 0.99, 5m) for the 99th percentile");
+        }
+        long window = window(c.args().get(2));
+        int id = catalog.raw(m, window);
+        w.sampled = true;
+        return new Out(Type.NUMBER, "quantile(" + id + ", " + mvelNumber(p.value()) + ", " + window + "L)",
+                "quantile(" + m.field() + ", " + plain(p.value()) + ", " + Unit.formatDuration(window) + ")",
+                c.pos()).ranged(Range.of(m));
+    }
+
+    private Out predict(Syntax.Call c, Walk w) throws DslException {
+        arity(c, 3, "metric, window, horizon");
+        Metric m = metricArgument(c, c.args().get(0));
+        long window = window(c.args().get(1));
+        Syntax hArg = c.args().get(2);
+        if (!(hArg instanceof Syntax.Num h) || h.unit() != Unit.DURATION || h.value() <= 0) {
+            throw new DslException(hArg.pos(), "the horizon must be a duration literal such as 30m or 4h: how far "
+                    + "ahead of now to read the trend line");
+        }
+        long horizon = (long) h.value();
+        int id = catalog.raw(m, window);
+        w.sampled = true;
+        return new Out(Type.NUMBER, "predict(" + id + ", " + window + "L, " + horizon + "L)",
+                "predict(" + m.field() + ", " + Unit.formatDuration(window) + ", " + Unit.formatDuration(horizon)
+                        + ")", c.pos());
+    }
+
+    private Out absent(Syntax.Call c, Walk w) throws DslException {
+        arity(c, 2, "metric, window");
+        Metric m = metricArgument(c, c.args().get(0));
+        long window = window(c.args().get(1));
+        int id = catalog.raw(m, window);
+        w.sampled = true;
+        return new Out(Type.BOOLEAN, "absent(" + id + ", " + window + "L)",
+                "absent(" + m.field() + ", " + Unit.formatDuration(window) + ")", c.pos());
+    }
+
+    private Out consecutive(Syntax.Call c, Walk w) throws DslException {
+        if (w.streaks == null) {
+            throw new DslException(c.pos(), w.noStreaks);
+        }
+        arity(c, 2, "condition, evaluations");
+        Walk inner = w.nested("`consecutive` cannot be nested: combine the conditions inside one consecutive()");
+        Out cond = compile(c.args().get(0), inner);
+        if (cond.type != Type.BOOLEAN) {
+            throw new DslException(cond.pos, "the first argument of `consecutive` must be a condition (true/false), "
+                    + "e.g. consecutive(tempC > 85, 5), but this is " + cond.type.words());
+        }
+        Syntax nArg = c.args().get(1);
+        if (!(nArg instanceof Syntax.Num n) || n.unit() != Unit.NONE || n.value() != Math.rint(n.value())
+                || n.value() < 1 || n.value() > MAX_CONSECUTIVE) {
+            throw new DslException(nArg.pos(), "the second argument of `consecutive` is how many evaluations in a row, "
+                    + "a whole number from 1 to " + MAX_CONSECUTIVE + ", e.g. 5");
+        }
+        w.absorb(inner);
+        int k = w.streakCanons.indexOf(cond.canon);
+        if (k < 0) {
+            k = w.streaks.size();
+            w.streaks.add(inner.expression(cond));
+            w.streakCanons.add(cond.canon);
+        }
+        int evaluations = (int) n.value();
+        return new Out(Type.BOOLEAN, "consecutive(" + k + ", " + evaluations + ")",
+                "consecutive(" + cond.canon + ", " + evaluations + ")", c.pos())
+                .known(cond.truth == Truth.NEVER ? Truth.NEVER : Truth.UNKNOWN, List.of());
     }
 
     private Metric metricArgument(Syntax.Call c, Syntax arg) throws DslException {
@@ -348,7 +650,8 @@ public final class DslCompiler {
 
     private Out fraction(Syntax.Call c, Walk w) throws DslException {
         arity(c, 2, "condition, window");
-        Walk inner = new Walk(w.warnings);
+        Walk inner = w.nested("`consecutive` cannot be used inside `fraction`, which evaluates its condition per "
+                + "sample, not per evaluation");
         Out cond = compile(c.args().get(0), inner);
         if (cond.type != Type.BOOLEAN) {
             throw new DslException(cond.pos, "the first argument of `fraction` must be a condition (true/false), "
@@ -363,8 +666,9 @@ public final class DslCompiler {
             catalog.widen(id, window);
         }
         w.sampled = true;
+        w.neverWarned |= inner.neverWarned;
         return new Out(Type.NUMBER, "fraction(" + id + ", " + window + "L)",
-                "fraction(" + cond.canon + ", " + Unit.formatDuration(window) + ")", c.pos());
+                "fraction(" + cond.canon + ", " + Unit.formatDuration(window) + ")", c.pos()).ranged(Range.UNIT);
     }
 
     private Out throttled(Syntax.Call c, Walk w) throws DslException {
@@ -439,7 +743,7 @@ public final class DslCompiler {
         String canon = outer.name() + "(" + evCanon + ", " + Unit.formatDuration(window) + ")";
         return distinct
                 ? new Out(Type.STRING, "distinct(" + args + ")", canon, outer.pos())
-                : new Out(Type.NUMBER, "events(" + args + ")", canon, outer.pos());
+                : new Out(Type.NUMBER, "events(" + args + ")", canon, outer.pos()).ranged(Range.NON_NEGATIVE);
     }
 
     /** A close known name, as a hint for a typo. */
@@ -451,6 +755,11 @@ public final class DslCompiler {
                 known.add(m.field());
             }
         }
+        return closest(name, known);
+    }
+
+    /** {@code ; did you mean `x`?} for the closest of {@code known} within a typo's distance, else empty. */
+    private static String closest(String name, List<String> known) {
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (String k : known) {

@@ -11,12 +11,14 @@ import java.util.List;
  */
 public final class EvalContext {
     private ScopeView view;
+    private int[] streaks;
 
     EvalContext() {
     }
 
-    void bind(ScopeView v) {
+    void bind(ScopeView v, int[] runs) {
         this.view = v;
+        this.streaks = runs;
     }
 
     public double last(int id) {
@@ -59,6 +61,35 @@ public final class EvalContext {
 
     public double slope(int id, long windowMs) {
         return view.series(id).slope(windowMs);
+    }
+
+    public double quantile(int id, double p, long windowMs) {
+        return view.series(id).quantile(p, windowMs);
+    }
+
+    public double delta(int id, long windowMs) {
+        return view.series(id).delta(windowMs);
+    }
+
+    public double resets(int id, long windowMs) {
+        return view.series(id).resets(windowMs);
+    }
+
+    public double changes(int id, long windowMs) {
+        return view.series(id).changes(windowMs);
+    }
+
+    public double predict(int id, long windowMs, long horizonMs) {
+        return view.series(id).predict(windowMs, horizonMs);
+    }
+
+    public boolean absent(int id, long windowMs) {
+        return view.series(id).count(windowMs) == 0;
+    }
+
+    /** Streak {@code k} has lasted at least {@code n} evaluations; compiled only into conditions, which bind them. */
+    public boolean consecutive(int k, int n) {
+        return streaks != null && streaks[k] >= n;
     }
 
     /** A derived series holds 1/0 per sample, so its mean is the fraction of samples that matched. */

@@ -35,16 +35,25 @@ public final class Expression {
     private final String mvel;
     private final boolean onlyEvents;
     private final Serializable compiled;
+    private final List<Expression> streaks;
     private final EvalContext context = new EvalContext();
 
-    private Expression(String canonical, String mvel, boolean onlyEvents, Serializable compiled) {
+    private Expression(String canonical, String mvel, boolean onlyEvents, Serializable compiled,
+                       List<Expression> streaks) {
         this.canonical = canonical;
         this.mvel = mvel;
         this.onlyEvents = onlyEvents;
         this.compiled = compiled;
+        this.streaks = List.copyOf(streaks);
     }
 
     static Expression compile(String canonical, String mvel, boolean onlyEvents) throws DslException {
+        return compile(canonical, mvel, onlyEvents, List.of());
+    }
+
+    /** {@code streaks} are the conditions of its {@code consecutive(cond, n)} calls, by index. */
+    static Expression compile(String canonical, String mvel, boolean onlyEvents, List<Expression> streaks)
+            throws DslException {
         ParserConfiguration config = new ParserConfiguration();
         config.setClassLoader(FILTER);
         ParserContext pc = new ParserContext(config);
@@ -52,7 +61,7 @@ public final class Expression {
         pc.setStrongTyping(true);
         pc.addInput("this", EvalContext.class);
         try {
-            return new Expression(canonical, mvel, onlyEvents, MVEL.compileExpression(mvel, pc));
+            return new Expression(canonical, mvel, onlyEvents, MVEL.compileExpression(mvel, pc), streaks);
         } catch (RuntimeException e) {
             // the checker admitted something MVEL cannot compile: a bug of ours, reported, never run
             throw new DslException(0, "internal error: MVEL rejected `" + mvel + "`: " + e.getMessage());
@@ -74,18 +83,51 @@ public final class Expression {
         return onlyEvents;
     }
 
-    /** Evaluates a condition. */
+    /** How many {@code consecutive} conditions the expression has: the length of its streak array. */
+    public int streaks() {
+        return streaks.size();
+    }
+
+    /**
+     * Counts one evaluation into {@code streaks}: each {@code consecutive} condition that holds now extends its
+     * run by one, any other starts over at 0. A condition that throws starts over, and the exception propagates.
+     */
+    public void advance(ScopeView view, int[] streaks) {
+        for (int k = 0; k < this.streaks.size(); k++) {
+            int run = streaks[k];
+            streaks[k] = 0;
+            if (this.streaks.get(k).test(view)) {
+                streaks[k] = run == Integer.MAX_VALUE ? run : run + 1;
+            }
+        }
+    }
+
+    /** Evaluates a condition as if this were the first evaluation: {@code consecutive(c, n)} needs n <= 1. */
     public boolean test(ScopeView view) {
-        return (Boolean) value(view);
+        if (streaks.isEmpty()) {
+            return (Boolean) value(view, null);
+        }
+        int[] fresh = new int[streaks.size()];
+        advance(view, fresh);
+        return test(view, fresh);
+    }
+
+    /** Evaluates a condition with the runs {@link #advance} counted for this rule instance. */
+    public boolean test(ScopeView view, int[] streaks) {
+        return (Boolean) value(view, streaks);
     }
 
     /** Evaluates to a Double, Boolean or String (null for an absent label). */
     public Object value(ScopeView view) {
-        context.bind(view);
+        return value(view, null);
+    }
+
+    private Object value(ScopeView view, int[] streaks) {
+        context.bind(view, streaks);
         try {
             return MVEL.executeExpression(compiled, context);
         } finally {
-            context.bind(null);
+            context.bind(null, null);
         }
     }
 }

@@ -23,6 +23,7 @@ public final class SeriesCatalog {
         final Metric metric;
         final SampleDerivation derivation;
         long windowMs;
+        boolean transitions;
 
         Entry(String name, Metric metric, SampleDerivation derivation, long windowMs) {
             this.name = name;
@@ -34,11 +35,18 @@ public final class SeriesCatalog {
 
     /** The id of the raw series of {@code metric}, widened to {@code windowMs}. */
     int raw(Metric metric, long windowMs) {
+        return raw(metric, windowMs, false);
+    }
+
+    /** Like {@link #raw(Metric, long)}, also asking the series to keep its transitions when {@code transitions}. */
+    int raw(Metric metric, long windowMs, boolean transitions) {
         Integer id = byName.get(metric.field());
         if (id == null) {
-            return add(new Entry(metric.field(), metric, null, windowMs));
+            id = add(new Entry(metric.field(), metric, null, windowMs));
+        } else {
+            widen(id, windowMs);
         }
-        widen(id, windowMs);
+        entries.get(id).transitions |= transitions;
         return id;
     }
 
@@ -74,7 +82,7 @@ public final class SeriesCatalog {
         List<SeriesSpec> out = new ArrayList<>(entries.size());
         for (int i = 0; i < entries.size(); i++) {
             Entry e = entries.get(i);
-            out.add(new SeriesSpec(i, e.name, e.metric, e.derivation, e.windowMs));
+            out.add(new SeriesSpec(i, e.name, e.metric, e.derivation, e.windowMs, e.transitions));
         }
         return List.copyOf(out);
     }

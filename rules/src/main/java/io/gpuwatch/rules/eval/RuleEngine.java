@@ -40,9 +40,14 @@ public final class RuleEngine {
     private final Map<String, DisabledRule> disabled = new LinkedHashMap<>();
     private final Map<String, Deque<Long>> overruns = new HashMap<>();
 
+    private static final int[] NO_STREAKS = new int[0];
+
     /** The state of one rule for one instance. */
     private static final class Slot {
         AlertState state = AlertState.INACTIVE;
+        /** The runs of the rule's consecutive() conditions, and the rule they were counted for. */
+        int[] streaks = NO_STREAKS;
+        Rule streaksOf;
         long activeSince;
         long falseSince = -1;
         /** What the latest transition said, so an alert can still be resolved once its rule is gone. */
@@ -123,14 +128,19 @@ public final class RuleEngine {
 
     private void step(Rule rule, String instanceKey, ScopeView view, Map<String, Slot> slots, long now,
                       Consumer<Transition> sink) {
+        Slot slot = slots.get(rule.name());
+        // a rule with consecutive() counts every evaluation, so its instances keep a slot while not holding
+        if (slot == null && rule.streaks() > 0) {
+            slot = new Slot();
+            slots.put(rule.name(), slot);
+        }
         boolean holds;
         try {
-            holds = rule.test(view);
+            holds = slot == null ? rule.test(view) : rule.test(view, streaks(slot, rule));
         } catch (RuleEvaluationException e) {
             errors.put(rule.name(), rule.runtimeError("rule `" + rule.name() + "` on " + instanceKey + ": " + e.reason()));
             holds = false;
         }
-        Slot slot = slots.get(rule.name());
         if (slot == null) {
             if (!holds) {
                 return;
@@ -144,6 +154,18 @@ public final class RuleEngine {
             slot.last = transition(rule, instanceKey, view, slot, from, to, now);
             sink.accept(slot.last);
         }
+    }
+
+    /** The slot's streaks for {@code rule}; a reloaded rule with another {@code when} starts its runs over. */
+    private static int[] streaks(Slot slot, Rule rule) {
+        if (slot.streaksOf != rule) {
+            if (slot.streaksOf == null || !slot.streaksOf.when().equals(rule.when())
+                    || slot.streaks.length != rule.streaks()) {
+                slot.streaks = rule.streaks() == 0 ? NO_STREAKS : new int[rule.streaks()];
+            }
+            slot.streaksOf = rule;
+        }
+        return slot.streaks;
     }
 
     /** Counts an overrun; the one that completes {@code strikes} within the window disables the rule. */
@@ -210,8 +232,9 @@ public final class RuleEngine {
             for (Map.Entry<String, Slot> e : new TreeMap<>(slots).entrySet()) {
                 Transition last = e.getValue().last;
                 Rule successor = kept.get(e.getKey());
+                Rule previous = last != null ? last.rule() : e.getValue().streaksOf;
                 // a rule that changed scope no longer evaluates this instance, so it counts as gone here
-                if (successor != null && successor.scope() == last.rule().scope()) {
+                if (successor != null && successor.scope() == previous.scope()) {
                     continue;
                 }
                 slots.remove(e.getKey());
@@ -250,7 +273,8 @@ public final class RuleEngine {
         }
         for (Map<String, Slot> slots : instances.values()) {
             Slot slot = slots.get(ruleName);
-            if (slot != null) {
+            // a slot kept only for consecutive() runs belongs to an instance the rule never held for
+            if (slot != null && slot.last != null) {
                 counts.merge(slot.state, 1, Integer::sum);
             }
         }

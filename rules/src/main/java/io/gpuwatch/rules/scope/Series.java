@@ -28,6 +28,27 @@ public interface Series {
     /** Least-squares slope of the values against time, per second. */
     double slope(long windowMs);
 
+    /**
+     * The {@code p}-quantile (0..1) of the samples, interpolating linearly between the two nearest ranks
+     * (Prometheus' quantile_over_time); NaN without samples.
+     */
+    double quantile(double p, long windowMs);
+
+    /** The newest sample minus the oldest one in the window, not extrapolated; NaN with fewer than two. */
+    double delta(long windowMs);
+
+    /** How often a sample was lower than the one before it, both in the window; NaN without samples. */
+    double resets(long windowMs);
+
+    /** How often a sample differed from the one before it, both in the window; NaN without samples. */
+    double changes(long windowMs);
+
+    /**
+     * The least-squares line through the samples, read {@code horizonMs} after now (Prometheus'
+     * predict_linear); NaN with fewer than two distinct sample times.
+     */
+    double predict(long windowMs, long horizonMs);
+
     /** A series with no data at all. */
     Series EMPTY = new Series() {
         @Override
@@ -72,6 +93,31 @@ public interface Series {
 
         @Override
         public double slope(long windowMs) {
+            return Double.NaN;
+        }
+
+        @Override
+        public double quantile(double p, long windowMs) {
+            return Double.NaN;
+        }
+
+        @Override
+        public double delta(long windowMs) {
+            return Double.NaN;
+        }
+
+        @Override
+        public double resets(long windowMs) {
+            return Double.NaN;
+        }
+
+        @Override
+        public double changes(long windowMs) {
+            return Double.NaN;
+        }
+
+        @Override
+        public double predict(long windowMs, long horizonMs) {
             return Double.NaN;
         }
     };

@@ -204,8 +204,8 @@ class ExpressionTest {
         compile("avg(gpuUtil, 1m) > 1 && max(gpuUtil, 5m) > 1 && tempC > 1");
         List<SeriesSpec> specs = catalog.specs();
         assertEquals(2, specs.size());
-        assertEquals(new SeriesSpec(0, "gpuUtil", Metric.GPU_UTIL, null, 300_000), specs.get(0));
-        assertEquals(new SeriesSpec(1, "tempC", Metric.TEMP_C, null, 0), specs.get(1));
+        assertEquals(new SeriesSpec(0, "gpuUtil", Metric.GPU_UTIL, null, 300_000, false), specs.get(0));
+        assertEquals(new SeriesSpec(1, "tempC", Metric.TEMP_C, null, 0, false), specs.get(1));
     }
 
     @Test

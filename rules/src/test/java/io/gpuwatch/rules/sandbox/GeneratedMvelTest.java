@@ -46,6 +46,9 @@ class GeneratedMvelTest {
             "distinct(events('xid'), 1h) != '' && node == 'gpu-a17' && card.uuid != \"it's\"",
             "card.name == 'x' && card.index == '0' && task == 'train' && owner != 'bob' && business == 'ads'",
             "labels.cluster == 'bj-1' && labels['rack-id'] != 'r1' && silentFor > 30s && -gpuUtil < 0",
+            "quantile(tempC, 0.99, 10m) > 88 && delta(memUsedBytes, 10m) > 1GiB && resets(pcieReplays, 1h) > 0",
+            "changes(pstate, 10m) > 3 && predict(memUsedBytes, 15m, 1h) > 80GiB || absent(tempC, 5m)",
+            "consecutive(tempC > 85 && !absent(gpuUtil, 1m), 5) || consecutive(gpuUtil < 5, 30)",
             "true != false");
 
     @Test

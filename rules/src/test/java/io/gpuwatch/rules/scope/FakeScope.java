@@ -245,5 +245,62 @@ public final class FakeScope implements ScopeView {
             }
             return den == 0 ? Double.NaN : num / den;
         }
+
+        @Override
+        public double quantile(double p, long w) {
+            double[] v = window(w).stream().mapToDouble(x -> x[1]).sorted().toArray();
+            if (v.length == 0) {
+                return Double.NaN;
+            }
+            double rank = p * (v.length - 1);
+            int lower = (int) Math.floor(rank);
+            int upper = Math.min(v.length - 1, lower + 1);
+            double weight = rank - lower;
+            return v[lower] * (1 - weight) + v[upper] * weight;
+        }
+
+        @Override
+        public double delta(long w) {
+            List<double[]> s = window(w);
+            return s.size() < 2 ? Double.NaN : s.get(s.size() - 1)[1] - s.get(0)[1];
+        }
+
+        @Override
+        public double resets(long w) {
+            List<double[]> s = window(w);
+            if (s.isEmpty()) {
+                return Double.NaN;
+            }
+            int n = 0;
+            for (int i = 1; i < s.size(); i++) {
+                n += s.get(i)[1] < s.get(i - 1)[1] ? 1 : 0;
+            }
+            return n;
+        }
+
+        @Override
+        public double changes(long w) {
+            List<double[]> s = window(w);
+            if (s.isEmpty()) {
+                return Double.NaN;
+            }
+            int n = 0;
+            for (int i = 1; i < s.size(); i++) {
+                n += s.get(i)[1] != s.get(i - 1)[1] ? 1 : 0;
+            }
+            return n;
+        }
+
+        @Override
+        public double predict(long w, long horizonMs) {
+            List<double[]> s = window(w);
+            double slope = slope(w);
+            if (Double.isNaN(slope)) {
+                return Double.NaN;
+            }
+            double mt = s.stream().mapToDouble(x -> (x[0] - now) / 1000.0).average().orElseThrow();
+            double mv = s.stream().mapToDouble(x -> x[1]).average().orElseThrow();
+            return mv + slope * (horizonMs / 1000.0 - mt);
+        }
     }
 }
