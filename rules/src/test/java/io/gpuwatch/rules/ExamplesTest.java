@@ -65,12 +65,18 @@ class ExamplesTest {
 
     @Test
     void everyFileLoadsCleanlyInPathOrder() {
-        assertEquals(List.of("idle-but-allocated", "xid-fallen-off-bus", "node-xid-burst",
-                "thermal-throttling-under-load", "memory-climb-with-oom", "node-silent"),
-                pack.rules().stream().map(Rule::name).toList());
-        assertEquals(List.of("node-xid-burst", "node-silent"),
+        List<String> files = pack.rules().stream().map(r -> Path.of(r.file()).getFileName().toString()).toList();
+        assertEquals(files.stream().sorted().toList(), files, "files load in path order, rules in file order");
+        assertEquals(List.of("application-health.yml", "business-inspection.yml", "device-hard-faults.yml",
+                "device-trends.yml", "node-health.yml"), files.stream().distinct().toList());
+        assertEquals(pack.rules().size(), pack.rules().stream().map(Rule::name).distinct().count(),
+                "rule names are unique across the pack");
+        assertEquals("xid-fallen-off-bus", pack.rules().stream().filter(r -> r.file().endsWith("device-hard-faults.yml"))
+                .findFirst().orElseThrow().name());
+        assertEquals(List.of("node-idle", "node-xid-burst", "node-silent"),
                 pack.rules(ScopeKind.NODE).stream().map(Rule::name).toList());
-        assertTrue(pack.horizonMs() <= 10 * 60_000L, "the pack needs at most 10 minutes of history");
+        assertTrue(pack.horizonMs() <= 90 * 60_000L, "the pack keeps at most 90 minutes of history, not "
+                + pack.horizonMs() / 60_000 + " minutes");
     }
 
     @Test
