@@ -8,8 +8,12 @@ import java.time.Duration;
  * garbage collection, class loading on the first run) from disabling whichever rule happened to be running.
  */
 public record EvalBudget(Duration perEvaluation, int strikes, Duration within) {
-    /** 10 ms per evaluation, disabled on the third overrun within a minute. */
-    public static final EvalBudget DEFAULT = new EvalBudget(Duration.ofMillis(10), 3, Duration.ofMinutes(1));
+    /**
+     * 50 ms per evaluation, disabled on the fifth overrun within a minute. An evaluation costs well under a
+     * microsecond (see docs/performance.md), so 50 ms means a rule that stalls the event loop; five strikes keep a
+     * loaded machine's scheduler, a JIT warming up or a collection pause from disabling a healthy rule.
+     */
+    public static final EvalBudget DEFAULT = new EvalBudget(Duration.ofMillis(50), 5, Duration.ofMinutes(1));
 
     public EvalBudget {
         if (perEvaluation.isNegative() || perEvaluation.isZero()) {

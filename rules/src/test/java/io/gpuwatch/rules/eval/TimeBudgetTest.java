@@ -114,8 +114,9 @@ class TimeBudgetTest {
     }
 
     @Test
-    void theDefaultBudgetIsTenMillisecondsAndNonsenseBudgetsAreRefused() {
-        assertEquals(Duration.ofMillis(10), EvalBudget.DEFAULT.perEvaluation());
+    void theDefaultBudgetToleratesPausesButNotAStalledLoopAndNonsenseBudgetsAreRefused() {
+        assertEquals(Duration.ofMillis(50), EvalBudget.DEFAULT.perEvaluation());
+        assertEquals(5, EvalBudget.DEFAULT.strikes(), "one pause of the process never disables a rule");
         assertThrows(IllegalArgumentException.class, () -> EvalBudget.of(Duration.ZERO));
         assertThrows(IllegalArgumentException.class, () -> new EvalBudget(Duration.ofMillis(1), 0, Duration.ZERO));
     }
