@@ -12,6 +12,7 @@ import io.gpuwatch.gateway.ledger.MemoryLedger;
 import io.gpuwatch.gateway.reload.ReloadStatus;
 import io.gpuwatch.gateway.reload.RuleFiles;
 import io.gpuwatch.gateway.reload.RuleReloader;
+import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.state.CardState;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.notify.Receiver;
@@ -62,16 +63,31 @@ public final class Gateway extends VerticleBase implements FrameSink {
         this(config, rules, RuleFiles.none(), tokens, receivers, clock);
     }
 
-    /** A gateway running {@code rules}, loaded from {@code ruleFiles}, which it reloads on request and on change. */
+    /**
+     * A gateway running {@code rules}, loaded from {@code ruleFiles}, which it reloads on request and on change;
+     * every notification goes to every receiver at once.
+     */
     public Gateway(GatewayConfig config, RuleSet rules, RuleFiles ruleFiles, Supplier<TokenFile> tokens,
                    List<Receiver> receivers, InstantSource clock) {
+        this(config, rules, ruleFiles, tokens, receivers, null, clock);
+    }
+
+    /**
+     * A gateway that routes, groups, silences and inhibits notifications as {@code routing} says (null: every
+     * notification to every receiver at once).
+     *
+     * @throws IllegalArgumentException when the routing names a receiver that is not in {@code receivers}
+     */
+    public Gateway(GatewayConfig config, RuleSet rules, RuleFiles ruleFiles, Supplier<TokenFile> tokens,
+                   List<Receiver> receivers, RoutingConfig routing, InstantSource clock) {
         this.config = config;
         this.rules = rules;
         this.ruleFiles = ruleFiles;
         this.tokens = tokens;
         this.clock = clock;
         this.ledger = new MemoryLedger(10_000, config.externalUrl());
-        this.dispatcher = new Dispatcher(receivers);
+        this.dispatcher = routing == null ? Dispatcher.broadcast(receivers, clock)
+                : new Dispatcher(routing, receivers, clock);
     }
 
     @Override
@@ -80,7 +96,10 @@ public final class Gateway extends VerticleBase implements FrameSink {
         probes = new ProbeEndpoint(vertx, config.ingest(), tokens, this, clock);
         Router router = Router.router(vertx);
         new ApiRoutes(this).mount(router);
-        vertx.setPeriodic(config.tickMs(), id -> evaluator.tick(clock.millis(), config.tickMs()));
+        vertx.setPeriodic(config.tickMs(), id -> {
+            evaluator.tick(clock.millis(), config.tickMs());
+            dispatcher.tick();
+        });
         Future<Void> watching = Future.succeededFuture();
         if (!ruleFiles.paths().isEmpty()) {
             reloader = new RuleReloader(context, ruleFiles, this::reload, clock, rules.rules().size());

@@ -1,0 +1,158 @@
+package io.gpuwatch.gateway.delivery;
+
+import io.gpuwatch.gateway.match.Matcher;
+import io.gpuwatch.gateway.route.RoutingConfig;
+import io.gpuwatch.gateway.route.RoutingLoad;
+import io.gpuwatch.notify.Notification;
+import io.gpuwatch.notify.Receiver;
+import io.vertx.core.Future;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class DispatcherTest {
+    private static final Instant T0 = Instant.parse("2026-12-03T10:00:00Z");
+
+    /** A receiver that keeps each batch it is given, as alertname:status lists. */
+    private static final class Capture implements Receiver {
+        final String name;
+        final List<List<String>> batches = new ArrayList<>();
+
+        Capture(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public Future<Void> send(List<Notification> batch) {
+            batches.add(batch.stream().map(n -> n.labels().get("alertname") + "@" + n.labels().getOrDefault("uuid", "")
+                    + ":" + n.status()).toList());
+            return Future.succeededFuture();
+        }
+    }
+
+    private final AtomicReference<Instant> now = new AtomicReference<>(T0);
+    private final InstantSource clock = () -> now.get();
+
+    private static Notification firing(String rule, String severity, String node, String uuid, Instant at) {
+        Map<String, String> labels = uuid == null
+                ? Map.of("alertname", rule, "severity", severity, "node", node)
+                : Map.of("alertname", rule, "severity", severity, "node", node, "uuid", uuid);
+        return new Notification(rule + "/" + node + "/" + uuid, Notification.Status.FIRING, labels, Map.of(), at, null, "");
+    }
+
+    private static Notification resolved(Notification n, Instant at) {
+        return new Notification(n.fingerprint(), Notification.Status.RESOLVED, n.labels(), n.annotations(),
+                n.startsAt(), at, n.generatorUrl());
+    }
+
+    private void advance(Duration d) {
+        now.set(now.get().plus(d));
+    }
+
+    @Test
+    void withoutARoutingFileEveryChangeGoesToEveryReceiverAtOnceOneAlertPerMessage() {
+        Capture console = new Capture("console");
+        Capture hook = new Capture("webhook-1");
+        Dispatcher d = Dispatcher.broadcast(List.of(console, hook), clock);
+        Notification a = firing("xid-fallen-off-bus", "page", "gpu-1", "GPU-1", T0);
+        Notification b = firing("thermal", "ticket", "gpu-2", "GPU-9", T0);
+        d.dispatch(a);
+        d.dispatch(b);
+        advance(Duration.ofSeconds(30));
+        d.dispatch(resolved(a, now.get()));
+        d.tick();
+        List<List<String>> expected = List.of(List.of("xid-fallen-off-bus@GPU-1:FIRING"), List.of("thermal@GPU-9:FIRING"),
+                List.of("xid-fallen-off-bus@GPU-1:RESOLVED"));
+        assertEquals(expected, console.batches);
+        assertEquals(expected, hook.batches);
+        assertEquals(6, d.sent());
+        advance(Duration.ofHours(4));
+        d.tick();
+        assertEquals(List.of("thermal@GPU-9:FIRING"), hook.batches.get(3), "a firing alert repeats after 4 h");
+    }
+
+    @Test
+    void noReceiverAtAllDeliversNothingAndDoesNotFail() {
+        Dispatcher d = Dispatcher.broadcast(List.of(), clock);
+        d.dispatch(firing("x", "page", "n", "u", T0));
+        d.tick();
+        assertEquals(0, d.sent());
+    }
+
+    private static RoutingConfig routing(String yaml, Set<String> receivers) {
+        RoutingLoad load = RoutingConfig.parse("routes.yml", yaml, receivers);
+        assertTrue(load.ok(), load.diagnostics().toString());
+        return load.config();
+    }
+
+    private static final String ROUTES = """
+            route:
+              receiver: chat
+              group_by: [alertname, node]
+              group_wait: 30s
+              group_interval: 5m
+              repeat_interval: 4h
+              routes:
+                - matchers: ['severity="page"']
+                  receiver: paging
+                  group_by: ['...']
+                  group_wait: 0s
+                  group_interval: 1s
+            """;
+
+    @Test
+    void aPageLeavesAtOnceWhileOtherAlertsWaitForTheirGroupAndAreSentTogether() {
+        Capture chat = new Capture("chat");
+        Capture paging = new Capture("paging");
+        Dispatcher d = new Dispatcher(routing(ROUTES, Set.of("chat", "paging")), List.of(chat, paging), clock);
+        d.dispatch(firing("xid-fallen-off-bus", "page", "gpu-1", "GPU-1", T0));
+        assertEquals(List.of(List.of("xid-fallen-off-bus@GPU-1:FIRING")), paging.batches, "no group_wait on pages");
+        d.dispatch(firing("thermal", "ticket", "gpu-2", "GPU-3", T0));
+        advance(Duration.ofSeconds(10));
+        d.dispatch(firing("thermal", "ticket", "gpu-2", "GPU-4", now.get()));
+        d.tick();
+        assertTrue(chat.batches.isEmpty(), "the chat group waits 30 s");
+        advance(Duration.ofSeconds(20));
+        d.tick();
+        assertEquals(List.of(List.of("thermal@GPU-3:FIRING", "thermal@GPU-4:FIRING")), chat.batches);
+    }
+
+    @Test
+    void aSilencedAlertIsHeldBackAndANodeSilentAlertInhibitsItsCards() {
+        Capture paging = new Capture("paging");
+        Capture chat = new Capture("chat");
+        Dispatcher d = new Dispatcher(routing(ROUTES, Set.of("chat", "paging")), List.of(chat, paging), clock);
+        assertTrue(d.silences().create(List.of(Matcher.equal("node", "gpu-7")), null, T0.plus(Duration.ofHours(1)),
+                "ann", "draining gpu-7", T0).ok());
+        d.dispatch(firing("xid-fallen-off-bus", "page", "gpu-7", "GPU-70", T0));
+        assertTrue(paging.batches.isEmpty(), "gpu-7 is silenced");
+
+        d.dispatch(firing("node-silent", "page", "gpu-8", null, T0));
+        d.dispatch(firing("ecc-uncorrectable", "page", "gpu-8", "GPU-81", T0));
+        assertEquals(List.of(List.of("node-silent@:FIRING")), paging.batches,
+                "a silent node's card alerts are inhibited by the node-silent page");
+    }
+
+    @Test
+    void aRoutingThatNamesAnUnconfiguredReceiverIsRefusedByName() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new Dispatcher(routing(ROUTES, null), List.of(new Capture("chat")), clock));
+        assertTrue(e.getMessage().contains("not configured: paging"), e.getMessage());
+    }
+}
