@@ -1,0 +1,94 @@
+package io.gpuwatch.probe.load;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * A webhook endpoint for Alertmanager-format notifications (version 4) that notes when the first firing alert for
+ * each card uuid arrived, so a load run can tell how long its XIDs took to page. Takes POSTs on any path.
+ */
+public final class PageReceiver {
+    private final Vertx vertx;
+    private final LongSupplier clock;
+    private final Map<String, Long> firstFiring = new ConcurrentHashMap<>();
+    private final AtomicLong posts = new AtomicLong();
+    private final AtomicLong unreadable = new AtomicLong();
+    private HttpServer server;
+
+    public PageReceiver(Vertx vertx, LongSupplier clock) {
+        this.vertx = vertx;
+        this.clock = clock;
+    }
+
+    /** Listens on {@code host:port} (0: any free port) and gives the port bound. */
+    public Future<Integer> listen(String host, int port) {
+        server = vertx.createHttpServer().requestHandler(req -> req.body().onComplete(ar -> {
+            long at = clock.getAsLong();
+            if (ar.failed()) {
+                return;
+            }
+            posts.incrementAndGet();
+            if (take(ar.result().toString(), at)) {
+                req.response().setStatusCode(200).end();
+            } else {
+                unreadable.incrementAndGet();
+                req.response().setStatusCode(400).end("expected Alertmanager webhook JSON with an 'alerts' array\n");
+            }
+        }));
+        return server.listen(port, host).map(HttpServer::actualPort);
+    }
+
+    /** Epoch ms the first firing alert labelled with this uuid arrived, or null. */
+    public Long firstFiring(String uuid) {
+        return firstFiring.get(uuid);
+    }
+
+    /** First firing arrival per uuid, as it is now. */
+    public Map<String, Long> firstFirings() {
+        return Map.copyOf(firstFiring);
+    }
+
+    public long posts() {
+        return posts.get();
+    }
+
+    /** POSTs whose body was not Alertmanager webhook JSON. */
+    public long unreadable() {
+        return unreadable.get();
+    }
+
+    public Future<Void> close() {
+        return server == null ? Future.succeededFuture() : server.close();
+    }
+
+    private boolean take(String body, long at) {
+        JsonObject payload;
+        try {
+            payload = new JsonObject(body);
+        } catch (RuntimeException e) {
+            return false;
+        }
+        if (!(payload.getValue("alerts") instanceof JsonArray alerts)) {
+            return false;
+        }
+        String groupStatus = payload.getValue("status") instanceof String s ? s : null;
+        for (Object o : alerts) {
+            if (o instanceof JsonObject alert && alert.getValue("labels") instanceof JsonObject labels
+                    && labels.getValue("uuid") instanceof String uuid) {
+                Object status = alert.getValue("status");
+                if ("firing".equals(status instanceof String s ? s : groupStatus)) {
+                    firstFiring.putIfAbsent(uuid, at);
+                }
+            }
+        }
+        return true;
+    }
+}
