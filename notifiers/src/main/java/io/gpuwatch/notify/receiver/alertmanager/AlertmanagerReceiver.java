@@ -3,6 +3,7 @@ package io.gpuwatch.notify.receiver.alertmanager;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.Redaction;
+import io.gpuwatch.notify.http.Failures;
 import io.gpuwatch.notify.retry.Outcome;
 import io.gpuwatch.notify.retry.Pause;
 import io.gpuwatch.notify.retry.Retrier;
@@ -42,6 +43,7 @@ public final class AlertmanagerReceiver implements Receiver {
     private final Retrier retrier;
     private final InstantSource clock;
     private final String target;
+    private final Failures failures;
     private final List<String> secrets;
 
     /** A receiver with its jitter, pause and clock injected; the client is shared and closed by its owner. */
@@ -59,6 +61,7 @@ public final class AlertmanagerReceiver implements Receiver {
             s.add(userInfo);
         }
         this.secrets = List.copyOf(s);
+        this.failures = new Failures(target, config.timeoutMs(), secrets, EXCERPT_CHARS);
     }
 
     /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
@@ -92,7 +95,7 @@ public final class AlertmanagerReceiver implements Receiver {
         return request.sendBuffer(body)
                 .timeout(config.timeoutMs(), TimeUnit.MILLISECONDS)
                 .map(this::judge)
-                .otherwise(this::transportError);
+                .otherwise(failures::transportError);
     }
 
     private Outcome judge(HttpResponse<Buffer> response) {
@@ -101,7 +104,7 @@ public final class AlertmanagerReceiver implements Receiver {
             return Outcome.delivered();
         }
         String error = (code == 400 ? "Alertmanager rejected the alerts (HTTP 400 from " + target + ")"
-                : "HTTP " + code + " from " + target) + excerpt(response.bodyAsString());
+                : "HTTP " + code + " from " + target) + failures.excerpt(response.bodyAsString());
         if (code == 429 || code >= 500) {
             return RetryAfter.parse(response.getHeader("Retry-After"), clock.instant())
                     .map(wait -> Outcome.retryAfter(error, wait))
@@ -110,28 +113,6 @@ public final class AlertmanagerReceiver implements Receiver {
         return Outcome.reject(error);
     }
 
-    private Outcome transportError(Throwable e) {
-        if (e instanceof TimeoutException) {
-            return Outcome.retry("no response from " + target + " within " + config.timeoutMs() + " ms");
-        }
-        String detail = e.getMessage() == null ? "" : ": " + scrub(e.getMessage());
-        if (e instanceof ConnectException) {
-            return Outcome.retry("could not connect to " + target + detail);
-        }
-        return Outcome.retry(e.getClass().getSimpleName() + " talking to " + target + detail);
-    }
-
     // Alertmanager writes errors as a JSON string ("start time must be before end time") or go-swagger's
     // {"code":602,"message":"labels in body is required"}; either reads well flattened.
-    private String excerpt(String body) {
-        if (body == null || body.isBlank()) {
-            return "";
-        }
-        String flat = scrub(body).replaceAll("[\\p{Cntrl}\\s]+", " ").trim();
-        return ": " + (flat.length() > EXCERPT_CHARS ? flat.substring(0, EXCERPT_CHARS) + "…" : flat);
-    }
-
-    private String scrub(String text) {
-        return Redaction.text(text, secrets);
-    }
 }

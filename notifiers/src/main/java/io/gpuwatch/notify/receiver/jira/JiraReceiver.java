@@ -4,6 +4,7 @@ import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.Redaction;
+import io.gpuwatch.notify.http.Failures;
 import io.gpuwatch.notify.render.Limit;
 import io.gpuwatch.notify.render.Template;
 import io.gpuwatch.notify.retry.Outcome;
@@ -60,6 +61,7 @@ public final class JiraReceiver implements Receiver {
     private final Template resolvedComment;
     private final String api;
     private final String target;
+    private final Failures failures;
     private final List<String> secrets;
 
     /** A receiver with its jitter, pause and clock injected; the client is shared and closed by its owner. */
@@ -77,6 +79,7 @@ public final class JiraReceiver implements Receiver {
         this.api = config.url() + "/rest/api/" + config.apiVersion();
         this.target = Redaction.url(config.url());
         this.secrets = config.auth().secrets();
+        this.failures = new Failures(target, config.timeoutMs(), secrets, EXCERPT_CHARS);
     }
 
     /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
@@ -243,9 +246,9 @@ public final class JiraReceiver implements Receiver {
             if (json.getValue("errors") instanceof JsonObject errors) {
                 errors.forEach(e -> parts.add(e.getKey() + ": " + e.getValue()));
             }
-            return parts.isEmpty() ? excerpt(body) : ": " + scrub(String.join("; ", parts));
+            return parts.isEmpty() ? failures.excerpt(body) : ": " + failures.scrub(String.join("; ", parts));
         } catch (DecodeException | ClassCastException e) {
-            return excerpt(body);
+            return failures.excerpt(body);
         }
     }
 
@@ -256,23 +259,11 @@ public final class JiraReceiver implements Receiver {
         if (e instanceof TimeoutException) {
             return Outcome.retry("no response from " + target + " within " + config.timeoutMs() + " ms");
         }
-        String detail = e.getMessage() == null ? "" : ": " + scrub(e.getMessage());
+        String detail = e.getMessage() == null ? "" : ": " + failures.scrub(e.getMessage());
         if (e instanceof ConnectException) {
             return Outcome.retry("could not connect to " + target + detail);
         }
         return Outcome.retry(e.getClass().getSimpleName() + " talking to " + target + detail);
-    }
-
-    private String excerpt(String body) {
-        if (body == null || body.isBlank()) {
-            return "";
-        }
-        String flat = scrub(body).replaceAll("[\\p{Cntrl}\\s]+", " ").trim();
-        return ": " + (flat.length() > EXCERPT_CHARS ? flat.substring(0, EXCERPT_CHARS) + "…" : flat);
-    }
-
-    private String scrub(String text) {
-        return Redaction.text(text, secrets);
     }
 
     private DeliveryFailure combined(List<DeliveryFailure> failures, int total) {

@@ -4,6 +4,7 @@ import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.Redaction;
+import io.gpuwatch.notify.http.Failures;
 import io.gpuwatch.notify.render.Template;
 import io.gpuwatch.notify.retry.Outcome;
 import io.gpuwatch.notify.retry.Pause;
@@ -47,6 +48,7 @@ public final class OpsgenieReceiver implements Receiver {
     private final Template message;
     private final Template description;
     private final String target;
+    private final Failures failures;
     private final List<String> secrets;
 
     /** A receiver with its jitter, pause and clock injected; the client is shared and closed by its owner. */
@@ -61,6 +63,7 @@ public final class OpsgenieReceiver implements Receiver {
         this.description = Template.compile(config.description());
         this.target = Redaction.url(config.url());
         this.secrets = List.of(config.apiKey().reveal());
+        this.failures = new Failures(target, config.timeoutMs(), secrets, EXCERPT_CHARS);
     }
 
     /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
@@ -113,7 +116,7 @@ public final class OpsgenieReceiver implements Receiver {
                 .sendBuffer(body)
                 .timeout(config.timeoutMs(), TimeUnit.MILLISECONDS)
                 .map(response -> judge(response, closing))
-                .otherwise(this::transportError);
+                .otherwise(failures::transportError);
     }
 
     private Outcome judge(HttpResponse<Buffer> response, boolean closing) {
@@ -149,33 +152,10 @@ public final class OpsgenieReceiver implements Receiver {
                 errors.forEach(e -> sb.append(sb.length() == 0 ? ": " : "; ").append(e.getKey()).append(": ")
                         .append(e.getValue()));
             }
-            return sb.length() == 0 ? excerpt(body) : scrub(sb.toString());
+            return sb.length() == 0 ? failures.excerpt(body) : failures.scrub(sb.toString());
         } catch (DecodeException e) {
-            return excerpt(body);
+            return failures.excerpt(body);
         }
-    }
-
-    private Outcome transportError(Throwable e) {
-        if (e instanceof TimeoutException) {
-            return Outcome.retry("no response from " + target + " within " + config.timeoutMs() + " ms");
-        }
-        String detail = e.getMessage() == null ? "" : ": " + scrub(e.getMessage());
-        if (e instanceof ConnectException) {
-            return Outcome.retry("could not connect to " + target + detail);
-        }
-        return Outcome.retry(e.getClass().getSimpleName() + " talking to " + target + detail);
-    }
-
-    private String excerpt(String body) {
-        if (body == null || body.isBlank()) {
-            return "";
-        }
-        String flat = scrub(body).replaceAll("[\\p{Cntrl}\\s]+", " ").trim();
-        return ": " + (flat.length() > EXCERPT_CHARS ? flat.substring(0, EXCERPT_CHARS) + "…" : flat);
-    }
-
-    private String scrub(String text) {
-        return Redaction.text(text, secrets);
     }
 
     private DeliveryFailure combined(List<DeliveryFailure> failures, int total) {

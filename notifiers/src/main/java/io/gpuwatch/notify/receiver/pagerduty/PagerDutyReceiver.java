@@ -1,9 +1,11 @@
 package io.gpuwatch.notify.receiver.pagerduty;
 
+import io.gpuwatch.notify.Acknowledging;
 import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.Redaction;
+import io.gpuwatch.notify.http.Failures;
 import io.gpuwatch.notify.render.Template;
 import io.gpuwatch.notify.retry.Outcome;
 import io.gpuwatch.notify.retry.Pause;
@@ -36,7 +38,7 @@ import java.util.random.RandomGenerator;
  * ({@code Retry-After} honoured); 400 (invalid event) and other 4xx fail at once with PagerDuty's own errors.
  * One alert failing does not stop the others; the batch then fails with the first error.
  */
-public final class PagerDutyReceiver implements Receiver {
+public final class PagerDutyReceiver implements Receiver, Acknowledging {
     private static final int EXCERPT_CHARS = 300;
 
     private final String name;
@@ -47,6 +49,7 @@ public final class PagerDutyReceiver implements Receiver {
     private final Template summary;
     private final Template source;
     private final String target;
+    private final Failures failures;
     private final List<String> secrets;
 
     /** A receiver with its jitter, pause and clock injected; the client is shared and closed by its owner. */
@@ -61,6 +64,7 @@ public final class PagerDutyReceiver implements Receiver {
         this.source = Template.compile(config.source());
         this.target = Redaction.url(config.url());
         this.secrets = List.of(config.routingKey().reveal());
+        this.failures = new Failures(target, config.timeoutMs(), secrets, EXCERPT_CHARS);
     }
 
     /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
@@ -120,7 +124,7 @@ public final class PagerDutyReceiver implements Receiver {
                 .sendBuffer(body)
                 .timeout(config.timeoutMs(), TimeUnit.MILLISECONDS)
                 .map(this::judge)
-                .otherwise(this::transportError);
+                .otherwise(failures::transportError);
     }
 
     private Outcome judge(HttpResponse<Buffer> response) {
@@ -133,7 +137,7 @@ public final class PagerDutyReceiver implements Receiver {
                     + errors(response.bodyAsString()));
         }
         String error = (code == 429 ? "PagerDuty throttled the integration (HTTP 429 from " + target + ")"
-                : "HTTP " + code + " from " + target) + excerpt(response.bodyAsString());
+                : "HTTP " + code + " from " + target) + failures.excerpt(response.bodyAsString());
         if (code == 429 || code >= 500) {
             return RetryAfter.parse(response.getHeader("Retry-After"), clock.instant())
                     .map(wait -> Outcome.retryAfter(error, wait))
@@ -158,33 +162,10 @@ public final class PagerDutyReceiver implements Receiver {
                     sb.append(i == 0 ? "" : "; ").append(errors.getValue(i));
                 }
             }
-            return sb.length() == 0 ? excerpt(body) : scrub(sb.toString());
+            return sb.length() == 0 ? failures.excerpt(body) : failures.scrub(sb.toString());
         } catch (DecodeException | ClassCastException e) {
-            return excerpt(body);
+            return failures.excerpt(body);
         }
-    }
-
-    private Outcome transportError(Throwable e) {
-        if (e instanceof TimeoutException) {
-            return Outcome.retry("no response from " + target + " within " + config.timeoutMs() + " ms");
-        }
-        String detail = e.getMessage() == null ? "" : ": " + scrub(e.getMessage());
-        if (e instanceof ConnectException) {
-            return Outcome.retry("could not connect to " + target + detail);
-        }
-        return Outcome.retry(e.getClass().getSimpleName() + " talking to " + target + detail);
-    }
-
-    private String excerpt(String body) {
-        if (body == null || body.isBlank()) {
-            return "";
-        }
-        String flat = scrub(body).replaceAll("[\\p{Cntrl}\\s]+", " ").trim();
-        return ": " + (flat.length() > EXCERPT_CHARS ? flat.substring(0, EXCERPT_CHARS) + "…" : flat);
-    }
-
-    private String scrub(String text) {
-        return Redaction.text(text, secrets);
     }
 
     private DeliveryFailure asFailure(Throwable e) {

@@ -4,6 +4,7 @@ import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.Redaction;
+import io.gpuwatch.notify.http.Failures;
 import io.gpuwatch.notify.retry.Outcome;
 import io.gpuwatch.notify.retry.Pause;
 import io.gpuwatch.notify.retry.Retrier;
@@ -42,6 +43,7 @@ public final class WebhookReceiver implements Receiver {
     private final Retrier retrier;
     private final InstantSource clock;
     private final String target;
+    private final Failures failures;
     private final List<String> secrets;
 
     /**
@@ -58,6 +60,7 @@ public final class WebhookReceiver implements Receiver {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.target = Redaction.url(config.url());
         this.secrets = secrets(config);
+        this.failures = new Failures(target, config.timeoutMs(), secrets, EXCERPT_CHARS);
     }
 
     /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
@@ -98,7 +101,7 @@ public final class WebhookReceiver implements Receiver {
                 // A server that trickles bytes never trips the inactivity timeout; this deadline bounds the attempt.
                 .timeout(config.timeoutMs(), TimeUnit.MILLISECONDS)
                 .map(this::judge)
-                .otherwise(this::transportError);
+                .otherwise(failures::transportError);
     }
 
     private Outcome judge(HttpResponse<Buffer> response) {
@@ -106,36 +109,13 @@ public final class WebhookReceiver implements Receiver {
         if (code >= 200 && code < 300) {
             return Outcome.delivered();
         }
-        String error = "HTTP " + code + " from " + target + excerpt(response.bodyAsString());
+        String error = "HTTP " + code + " from " + target + failures.excerpt(response.bodyAsString());
         if (code == 429 || code >= 500) {
             return RetryAfter.parse(response.getHeader("Retry-After"), clock.instant())
                     .map(wait -> Outcome.retryAfter(error, wait))
                     .orElseGet(() -> Outcome.retry(error));
         }
         return Outcome.reject(error);
-    }
-
-    private Outcome transportError(Throwable e) {
-        if (e instanceof TimeoutException) {
-            return Outcome.retry("no response from " + target + " within " + config.timeoutMs() + " ms");
-        }
-        String detail = e.getMessage() == null ? "" : ": " + scrub(e.getMessage());
-        if (e instanceof ConnectException) {
-            return Outcome.retry("could not connect to " + target + detail);
-        }
-        return Outcome.retry(e.getClass().getSimpleName() + " talking to " + target + detail);
-    }
-
-    private String excerpt(String body) {
-        if (body == null || body.isBlank()) {
-            return "";
-        }
-        String flat = scrub(body).replaceAll("[\\p{Cntrl}\\s]+", " ").trim();
-        return ": " + (flat.length() > EXCERPT_CHARS ? flat.substring(0, EXCERPT_CHARS) + "…" : flat);
-    }
-
-    private String scrub(String text) {
-        return Redaction.text(text, secrets);
     }
 
     // Servers and Vert.x itself quote the request path ("while executing POST /hooks/…"), not only full URLs.
