@@ -1,11 +1,14 @@
 package io.gpuwatch.cli;
 
+import io.gpuwatch.cli.alerting.AlertingFile;
+import io.gpuwatch.cli.alerting.AlertingLoad;
+import io.gpuwatch.cli.alerting.ReceiverSpec;
 import io.gpuwatch.gateway.match.MatcherException;
 import io.gpuwatch.gateway.match.MatcherParser;
 import io.gpuwatch.gateway.route.Route;
 import io.gpuwatch.gateway.route.RoutingConfig;
-import io.gpuwatch.gateway.route.RoutingLoad;
 import io.gpuwatch.gateway.route.TimeInterval;
+import io.gpuwatch.notify.secret.SecretSource;
 import io.gpuwatch.rules.Diagnostic;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -36,7 +39,7 @@ final class ConfigCommand implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
-    /** {@code gpuwatch config check FILE --receivers NAME,…}: load and check; exit 1 on any error. */
+    /** {@code gpuwatch config check FILE}: load and check receivers and routing; exit 1 on any error. */
     @Command(name = "check", mixinStandardHelpOptions = true,
             description = "Read an alerting config and print every problem GCC-style (file:line:col: error: …); "
                     + "exits 1 when there is an error. On success prints the routing tree. Format: docs/alerting.md.")
@@ -45,9 +48,14 @@ final class ConfigCommand implements Runnable {
         Path file;
 
         @Option(names = "--receivers", split = ",", paramLabel = "NAME",
-                description = "the receivers that exist; every receiver the config names must be one of them "
-                        + "(without this option receiver names are not checked)")
+                description = "for a config without `receivers:`, the receivers that exist; every receiver the "
+                        + "config names must be one of them (without either, receiver names are not checked)")
         List<String> receivers;
+
+        @Option(names = "--no-secrets",
+                description = "do not require the receivers' secrets (environment variables, files) to be set, "
+                        + "as in CI: each one missing is a warning instead of an error")
+        boolean noSecrets;
 
         @Option(names = "--test", paramLabel = "LABELS",
                 description = "also show where an alert with these labels goes, e.g. "
@@ -61,7 +69,9 @@ final class ConfigCommand implements Runnable {
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
-            RoutingLoad load = RoutingConfig.load(file, receivers == null ? null : Set.copyOf(receivers));
+            Set<String> names = receivers == null ? null : Set.copyOf(receivers);
+            AlertingLoad load = noSecrets ? AlertingFile.loadWithoutSecrets(file, System::getenv, names)
+                    : AlertingFile.load(file, SecretSource.system(), names);
             for (Diagnostic d : load.diagnostics()) {
                 err.println(d);
             }
@@ -71,7 +81,10 @@ final class ConfigCommand implements Runnable {
                 err.flush();
                 return 1;
             }
-            RoutingConfig config = load.config();
+            RoutingConfig config = load.routing();
+            for (ReceiverSpec r : load.receivers()) {
+                out.println("receiver " + r.name() + " (" + r.type() + ")");
+            }
             printRoute(out, config.root(), "");
             config.owners().forEach((owner, r) -> out.println("owner " + owner + " -> " + r.receiver()));
             int failed = 0;
@@ -79,7 +92,8 @@ final class ConfigCommand implements Runnable {
                 failed += printTest(out, err, config, test);
             }
             int routes = config.root().flatten().size();
-            out.println(count(routes, "route") + ", " + count(config.owners().size(), "owner") + ", "
+            out.println((load.hasReceivers() ? count(load.receivers().size(), "receiver") + ", " : "")
+                    + count(routes, "route") + ", " + count(config.owners().size(), "owner") + ", "
                     + count(config.timeIntervals().size(), "time interval") + ", "
                     + count(config.inhibitRules().size(), "inhibit rule") + " OK");
             out.flush();

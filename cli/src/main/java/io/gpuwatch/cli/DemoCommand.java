@@ -1,11 +1,12 @@
 package io.gpuwatch.cli;
 
+import io.gpuwatch.cli.alerting.AlertingLoad;
 import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.GatewayStats;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.ingest.IngestConfig;
-import io.gpuwatch.notify.Receiver;
+import io.gpuwatch.gateway.reload.RuleFiles;
 import io.gpuwatch.probe.scenario.Scenario;
 import io.gpuwatch.probe.sim.SimFleet;
 import io.gpuwatch.probe.sim.SimRunner;
@@ -75,11 +76,15 @@ final class DemoCommand implements Callable<Integer> {
         }
         String token = TokenFile.newToken();
         TokenFile tokens = TokenFile.of(List.of(TokenFile.entry(token, "*")));
+        AlertingLoad alerting = receivers.alertingFile(err);
+        if (alerting != null && !alerting.ok()) {
+            return 1;
+        }
         Vertx vertx = Vertx.vertx();
         String external = "http://127.0.0.1:" + port;
-        List<Receiver> out;
+        Receivers.Delivery out;
         try {
-            out = receivers.build(vertx, external);
+            out = receivers.build(vertx, external, alerting);
         } catch (IllegalArgumentException e) {
             err.println(e.getMessage());
             err.flush();
@@ -87,7 +92,7 @@ final class DemoCommand implements Callable<Integer> {
             return 2;
         }
         Gateway gateway = new Gateway(new GatewayConfig("127.0.0.1", port, IngestConfig.DEFAULTS, 1000, external),
-                ruleSet, () -> tokens, out, InstantSource.system());
+                ruleSet, RuleFiles.none(), () -> tokens, out.receivers(), out.routing(), InstantSource.system());
         vertx.deployVerticle(gateway).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         int bound = gateway.port();
         // the fleet keeps sampling after the script ends, so open alerts can resolve on live data

@@ -1,11 +1,11 @@
 package io.gpuwatch.cli;
 
+import io.gpuwatch.cli.alerting.AlertingLoad;
 import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.ingest.IngestConfig;
 import io.gpuwatch.gateway.reload.RuleFiles;
-import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.rules.RuleSet;
 import io.vertx.core.Vertx;
 import picocli.CommandLine.Command;
@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  */
 @Command(name = "gateway", mixinStandardHelpOptions = true,
         description = "Run a gateway: probes connect to /v1/probe, rules are evaluated on their readings, "
-                + "notifications go to the console and any webhooks. Rules reload when their files change, "
+                + "notifications go through the --alerting file's routing to its receivers (without one: to the "
+                + "console and any webhooks). Rules reload when their files change, "
                 + "on SIGHUP (not on Windows) and on POST /-/reload; a load with errors keeps the running rules.")
 final class GatewayCommand implements Callable<Integer> {
     @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "0.0.0.0:9464",
@@ -53,6 +54,11 @@ final class GatewayCommand implements Callable<Integer> {
     @Option(names = "--max-frames-per-second", defaultValue = "50",
             description = "per connection; above it samples are shed, never events (default: ${DEFAULT-VALUE})")
     int maxFramesPerSecond;
+
+    @Option(names = "--data-dir", paramLabel = "DIR",
+            description = "where learned baselines are kept (DIR/baselines.jsonl, written every 5 minutes and on "
+                    + "stop, read at start); without it they are learned in memory only and lost on restart")
+    Path dataDir;
 
     @Mixin
     Receivers receivers;
@@ -100,12 +106,16 @@ final class GatewayCommand implements Callable<Integer> {
         IngestConfig ingest = new IngestConfig(maxFrameBytes, maxFramesPerSecond, Math.max(maxFramesPerSecond * 4, d.burstFrames()),
                 d.maxCardsPerNode(), d.maxBadFrames(), d.helloTimeoutMs(), d.ackIntervalMs(), d.intervalMs());
         String external = "http://" + (host.equals("0.0.0.0") ? "localhost" : host) + ":" + port;
-        GatewayConfig config = new GatewayConfig(host, port, ingest, 1000, external);
+        GatewayConfig config = new GatewayConfig(host, port, ingest, 1000, external, dataDir);
 
+        AlertingLoad alerting = receivers.alertingFile(err);
+        if (alerting != null && !alerting.ok()) {
+            return 1;
+        }
         Vertx vertx = Vertx.vertx();
-        List<Receiver> out;
+        Receivers.Delivery out;
         try {
-            out = receivers.build(vertx, external);
+            out = receivers.build(vertx, external, alerting);
         } catch (IllegalArgumentException e) {
             err.println(e.getMessage());
             err.flush();
@@ -114,7 +124,8 @@ final class GatewayCommand implements Callable<Integer> {
         }
         TokenFile tokenFile = tokenLoad.tokens();
         RuleFiles ruleFiles = new RuleFiles(rulePaths, Duration.ofSeconds(reloadIntervalSeconds));
-        Gateway gateway = new Gateway(config, ruleSet, ruleFiles, () -> tokenFile, out, InstantSource.system());
+        Gateway gateway = new Gateway(config, ruleSet, ruleFiles, () -> tokenFile, out.receivers(), out.routing(),
+                InstantSource.system());
         try {
             vertx.deployVerticle(gateway).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {

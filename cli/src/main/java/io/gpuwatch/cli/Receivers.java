@@ -1,20 +1,37 @@
 package io.gpuwatch.cli;
 
+import io.gpuwatch.cli.alerting.AlertingFile;
+import io.gpuwatch.cli.alerting.AlertingLoad;
+import io.gpuwatch.cli.alerting.Wiring;
+import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.receiver.console.ConsoleReceiver;
 import io.gpuwatch.notify.receiver.webhook.HttpAuth;
 import io.gpuwatch.notify.receiver.webhook.WebhookConfig;
 import io.gpuwatch.notify.receiver.webhook.WebhookReceiver;
+import io.gpuwatch.notify.secret.SecretSource;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.client.WebClient;
 import picocli.CommandLine.Option;
 
+import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
-/** Receiver options shared by {@code gateway} and {@code demo}. */
+/**
+ * Receiver options shared by {@code gateway} and {@code demo}: an alerting file with receivers and routing, or
+ * (without one) the console and webhooks, each notification to all of them at once.
+ */
 final class Receivers {
+    @Option(names = "--alerting", paramLabel = "FILE",
+            description = "alerting file: receivers, routing tree, time intervals, inhibit rules, owners "
+                    + "(see examples/alerting/gpuwatch.yml); without it every notification goes to the console "
+                    + "and the --webhook URLs at once")
+    Path alerting;
+
     @Option(names = "--webhook", paramLabel = "URL",
             description = "send notifications to this Alertmanager-compatible webhook (repeatable)")
     List<String> webhooks = new ArrayList<>();
@@ -29,8 +46,50 @@ final class Receivers {
     @Option(names = "--color", description = "colour the console lines")
     boolean colour;
 
-    /** The receivers the options ask for; fails with a message naming the option when one is wrong. */
-    List<Receiver> build(Vertx vertx, String externalUrl) {
+    /** Shared by every receiver made here, and kept so that Vert.x does not close it while they run. */
+    private WebClient client;
+
+    /** What notifications go to and how: the routing is null for every notification to every receiver. */
+    record Delivery(List<Receiver> receivers, RoutingConfig routing) {
+    }
+
+    /**
+     * Reads the alerting file, printing every diagnostic GCC-style to {@code err}; null when no file was asked
+     * for. A load that is not {@link AlertingLoad#ok()} has had its errors printed, and the command exits 1.
+     */
+    AlertingLoad alertingFile(PrintWriter err) {
+        if (alerting == null) {
+            return null;
+        }
+        AlertingLoad load = AlertingFile.load(alerting, SecretSource.system(), Set.of());
+        load.diagnostics().forEach(err::println);
+        if (!load.ok()) {
+            int errors = load.errors().size();
+            err.println(errors + (errors == 1 ? " error" : " errors") + " in " + alerting);
+        }
+        err.flush();
+        return load;
+    }
+
+    /**
+     * The receivers and routing the options ask for: the alerting file's when {@code file} is not null (it must
+     * be ok), else the console and webhooks; fails with a message naming the option when one is wrong.
+     */
+    Delivery build(Vertx vertx, String externalUrl, AlertingLoad file) {
+        if (file != null) {
+            if (!webhooks.isEmpty() || bearerEnv != null) {
+                throw new IllegalArgumentException("--webhook: the receivers come from the --alerting file; add the "
+                        + "webhook there as a receiver of type webhook");
+            }
+            client = WebClient.create(vertx);
+            Wiring wiring = new Wiring(vertx, client, externalUrl, System.out);
+            return new Delivery(file.create(wiring), file.routing());
+        }
+        return new Delivery(build(vertx, externalUrl), null);
+    }
+
+    /** The console and webhook receivers the options ask for. */
+    private List<Receiver> build(Vertx vertx, String externalUrl) {
         List<Receiver> out = new ArrayList<>();
         if (!noConsole) {
             out.add(new ConsoleReceiver("console", System.out, colour, InstantSource.system()));
@@ -43,7 +102,7 @@ final class Receivers {
             }
             auth = new HttpAuth.Bearer(token.strip());
         }
-        WebClient client = webhooks.isEmpty() ? null : WebClient.create(vertx);
+        client = webhooks.isEmpty() ? null : WebClient.create(vertx);
         for (int i = 0; i < webhooks.size(); i++) {
             WebhookConfig base = WebhookConfig.of(webhooks.get(i));
             WebhookConfig config = new WebhookConfig(base.url(), auth, base.timeoutMs(), base.maxAttempts(),

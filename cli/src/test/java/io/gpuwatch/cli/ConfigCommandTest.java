@@ -75,4 +75,45 @@ class ConfigCommandTest {
         assertEquals(1, run("check", file.toString()));
         assertEquals(file + ": error: cannot read: no such file\n1 error\n", err.toString());
     }
+
+    @Test
+    void theCompleteAlertingFilePassesWithoutItsSecretsAndListsItsReceivers() {
+        assertEquals(0, run("check", "../examples/alerting/gpuwatch.yml", "--no-secrets"), err.toString());
+        assertTrue(out.toString().startsWith("receiver paging (pagerduty)\nreceiver chat (slack)\n"
+                + "receiver ticketing (jira)\nreceiver digest (slack)\nreceiver console (console)\n"), out.toString());
+        assertTrue(out.toString().contains("5 receivers, 6 routes"), out.toString());
+        if (System.getenv("PAGERDUTY_ROUTING_KEY") == null) {
+            assertTrue(err.toString().contains("gpuwatch.yml:12:5: warning: receivers.paging: environment variable "
+                    + "PAGERDUTY_ROUTING_KEY is not set (not required with --no-secrets"), err.toString());
+        }
+    }
+
+    @Test
+    void receiverProblemsArePlacedAtTheirFieldsAndRoutesMustNameAReceiverOfTheFile(@TempDir Path dir)
+            throws Exception {
+        Path file = dir.resolve("alerting.yml");
+        Files.writeString(file, """
+                receivers:
+                  - name: chat
+                    type: slak
+                    url: {env: GPUWATCH_TEST_UNSET_VARIABLE}
+                  - name: pager
+                    type: pagerduty
+                    routingKey: {env: GPUWATCH_TEST_UNSET_VARIABLE}
+                    timeoutMs: soon
+                  - name: chat
+                    type: console
+                route:
+                  receiver: pagre
+                """);
+        assertEquals(1, run("check", file.toString()));
+        assertEquals(file + ":3:11: error: unknown receiver type `slak` (did you mean `slack`?) (types: slack, "
+                + "teams, feishu, dingtalk, wecom, pagerduty, opsgenie, jira, alertmanager, webhook, console)\n"
+                + file + ":7:17: error: receivers.pager.routingKey: environment variable GPUWATCH_TEST_UNSET_VARIABLE "
+                + "is not set\n"
+                + file + ":8:5: error: receivers.pager.timeoutMs: expected a whole number, got text\n"
+                + file + ":9:11: error: receiver `chat` is defined twice (first at line 2)\n"
+                + file + ":12:13: error: unknown receiver `pagre` (did you mean `pager`?) (receivers: chat, pager)\n"
+                + "5 errors\n", err.toString());
+    }
 }

@@ -1,6 +1,8 @@
 package io.gpuwatch.gateway;
 
+import io.gpuwatch.gateway.ack.Acknowledgements;
 import io.gpuwatch.gateway.auth.TokenFile;
+import io.gpuwatch.gateway.baseline.BaselineKeeper;
 import io.gpuwatch.gateway.delivery.Dispatcher;
 import io.gpuwatch.gateway.eval.Evaluator;
 import io.gpuwatch.gateway.http.ApiRoutes;
@@ -16,10 +18,12 @@ import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.state.CardState;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.notify.Receiver;
+import io.gpuwatch.protocol.App;
 import io.gpuwatch.protocol.Event;
 import io.gpuwatch.protocol.Frame;
 import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.protocol.Sample;
+import io.gpuwatch.protocol.Sched;
 import io.gpuwatch.rules.RuleSet;
 import io.gpuwatch.rules.eval.Transition;
 import io.vertx.core.Future;
@@ -49,9 +53,12 @@ public final class Gateway extends VerticleBase implements FrameSink {
     private final FleetState fleet = new FleetState();
     private final AlertLedger ledger;
     private final Dispatcher dispatcher;
+    private final List<Receiver> receivers;
+    private final Acknowledgements acknowledgements = new Acknowledgements();
     private final RuleFiles ruleFiles;
     private volatile RuleSet rules;
     private RuleReloader reloader;
+    private BaselineKeeper baselines;
     private Evaluator evaluator;
     private ProbeEndpoint probes;
     private HttpServer server;
@@ -86,6 +93,7 @@ public final class Gateway extends VerticleBase implements FrameSink {
         this.tokens = tokens;
         this.clock = clock;
         this.ledger = new MemoryLedger(10_000, config.externalUrl());
+        this.receivers = List.copyOf(receivers);
         this.dispatcher = routing == null ? Dispatcher.broadcast(receivers, clock)
                 : new Dispatcher(routing, receivers, clock);
     }
@@ -114,7 +122,9 @@ public final class Gateway extends VerticleBase implements FrameSink {
                 .setMaxWebSocketMessageSize(transportCap);
         // the handshake handler accepts and serves probes itself; Vert.x consults it only when a WebSocket
         // handler is set, which then has nothing left to do
-        return watching.compose(v -> vertx.createHttpServer(options).requestHandler(router)
+        baselines = new BaselineKeeper(context, config.dataDir());
+        Future<Void> restored = baselines.start(fleet.baselines());
+        return Future.all(watching, restored).compose(v -> vertx.createHttpServer(options).requestHandler(router)
                         .webSocketHandshakeHandler(probes::handshake).webSocketHandler(ws -> { })
                         .listen(config.port()))
                 .onSuccess(s -> {
@@ -131,7 +141,8 @@ public final class Gateway extends VerticleBase implements FrameSink {
         if (reloader != null) {
             reloader.stop();
         }
-        return server == null ? Future.succeededFuture() : server.close();
+        Future<Void> saved = baselines == null ? Future.succeededFuture() : baselines.stop(fleet.baselines());
+        return saved.compose(v -> server == null ? Future.succeededFuture() : server.close());
     }
 
     /** The port actually bound, once started. */
@@ -172,6 +183,10 @@ public final class Gateway extends VerticleBase implements FrameSink {
                 evaluator.card(card, now);
             }
             evaluator.node(fleet.node(node), now);
+        } else if (frame instanceof App a) {
+            evaluator.app(node, a, now);
+        } else if (frame instanceof Sched s) {
+            evaluator.sched(node, s, now);
         } else {
             fleet.heard(node, now);
         }
@@ -216,6 +231,21 @@ public final class Gateway extends VerticleBase implements FrameSink {
 
     public Dispatcher dispatcher() {
         return dispatcher;
+    }
+
+    /** The receivers notifications go to, in the order given. */
+    public List<Receiver> receivers() {
+        return receivers;
+    }
+
+    /** The acknowledgements of live alerts. */
+    public Acknowledgements acknowledgements() {
+        return acknowledgements;
+    }
+
+    /** The clock this gateway reads time from. */
+    public InstantSource clock() {
+        return clock;
     }
 
     public ProbeEndpoint probes() {

@@ -2,6 +2,8 @@ package io.gpuwatch.gateway;
 
 import io.gpuwatch.gateway.ingest.IngestConfig;
 
+import java.nio.file.Path;
+
 /**
  * How a gateway listens and paces itself.
  *
@@ -10,8 +12,20 @@ import io.gpuwatch.gateway.ingest.IngestConfig;
  * @param ingest      probe endpoint limits
  * @param tickMs      period of node-rule evaluation and silence detection
  * @param externalUrl how users reach this gateway, for links in notifications
+ * @param dataDir     where learned baselines are kept across restarts; null keeps them in memory only
  */
-public record GatewayConfig(String host, int port, IngestConfig ingest, long tickMs, String externalUrl) {
+public record GatewayConfig(String host, int port, IngestConfig ingest, long tickMs, String externalUrl,
+                            Path dataDir) {
+    /** A gateway that keeps nothing across restarts. */
+    public GatewayConfig(String host, int port, IngestConfig ingest, long tickMs, String externalUrl) {
+        this(host, port, ingest, tickMs, externalUrl, null);
+    }
+
+    /** The same configuration keeping its baselines in {@code dir}. */
+    public GatewayConfig withDataDir(Path dir) {
+        return new GatewayConfig(host, port, ingest, tickMs, externalUrl, dir);
+    }
+
     public static GatewayConfig defaults(int port) {
         return new GatewayConfig("0.0.0.0", port, IngestConfig.DEFAULTS, 1000, "http://localhost:" + port);
     }

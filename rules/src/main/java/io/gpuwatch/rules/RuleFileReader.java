@@ -40,7 +40,6 @@ final class RuleFileReader {
             "keep_firing_for", "labels", "summary", "description", "runbook");
     private static final Set<String> RESERVED_LABELS =
             Set.of("alertname", "severity", "layer", "node", "uuid", "task", "business", "queue");
-    private static final Set<String> PLANNED_SCOPES = Set.of("task", "business", "queue");
 
     private final SeriesCatalog catalog;
     private final List<Diagnostic> diagnostics;
@@ -285,11 +284,6 @@ final class RuleFileReader {
         }
 
         private ScopeKind scope(NodeTuple entry) {
-            if (entry != null && entry.getValueNode() instanceof ScalarNode s
-                    && PLANNED_SCOPES.contains(s.getValue())) {
-                error(s, "scope `" + s.getValue() + "` is not yet supported (card, node)");
-                return null;
-            }
             return choice(entry, "scope", ScopeKind.values(), ScopeKind::key);
         }
 

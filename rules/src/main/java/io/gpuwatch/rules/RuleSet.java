@@ -1,5 +1,6 @@
 package io.gpuwatch.rules;
 
+import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.rules.dsl.SeriesCatalog;
 
 import java.io.IOException;
@@ -31,6 +32,7 @@ public final class RuleSet {
     private final List<SeriesSpec> series;
     private final Map<String, Integer> seriesIds = new HashMap<>();
     private final long horizonMs;
+    private final Set<Metric> baselined;
 
     private RuleSet(List<Rule> rules, SeriesCatalog catalog) {
         this.rules = List.copyOf(rules);
@@ -42,6 +44,7 @@ public final class RuleSet {
             seriesIds.put(s.name(), s.id());
         }
         this.horizonMs = catalog.horizonMs();
+        this.baselined = catalog.baselined();
     }
 
     public static RuleSet empty() {
@@ -136,6 +139,11 @@ public final class RuleSet {
     public int seriesId(String name) {
         Integer id = seriesIds.get(name);
         return id == null ? -1 : id;
+    }
+
+    /** The metrics some rule reads through {@code baseline(…)}: those the gateway learns per business. */
+    public Set<Metric> baselined() {
+        return baselined;
     }
 
     /** The longest window any rule reads, series or events, in milliseconds. */

@@ -67,8 +67,9 @@ class ExamplesTest {
     void everyFileLoadsCleanlyInPathOrder() {
         List<String> files = pack.rules().stream().map(r -> Path.of(r.file()).getFileName().toString()).toList();
         assertEquals(files.stream().sorted().toList(), files, "files load in path order, rules in file order");
-        assertEquals(List.of("application-health.yml", "business-inspection.yml", "device-hard-faults.yml",
-                "device-trends.yml", "node-health.yml"), files.stream().distinct().toList());
+        assertEquals(List.of("application-health.yml", "application-tasks.yml", "business-baselines.yml", "business-inspection.yml",
+                "business-tasks.yml", "device-hard-faults.yml", "device-trends.yml", "node-health.yml",
+                "scheduling-queues.yml"), files.stream().distinct().toList());
         assertEquals(pack.rules().size(), pack.rules().stream().map(Rule::name).distinct().count(),
                 "rule names are unique across the pack");
         assertEquals("xid-fallen-off-bus", pack.rules().stream().filter(r -> r.file().endsWith("device-hard-faults.yml"))

@@ -1,5 +1,7 @@
 package io.gpuwatch.gateway.baseline;
 
+import io.gpuwatch.rules.scope.BaselineStat;
+
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
@@ -28,6 +30,10 @@ public final class BaselineBook {
     private final int minHourlySamples;
     private final ZoneId zone;
     private final Map<Key, Learner> learners = new HashMap<>();
+    /** The same learners by business, then metric: lookups without a key object, for rules on the hot path. */
+    private final Map<String, Map<String, Learner>> byBusiness = new HashMap<>();
+    private long cachedQuarter = Long.MIN_VALUE;
+    private int cachedHour;
 
     /** Identifies one learned series. */
     record Key(String business, String metric) {
@@ -63,13 +69,61 @@ public final class BaselineBook {
         if (business == null || !Double.isFinite(value)) {
             return;
         }
-        learners.computeIfAbsent(new Key(business, metric), k -> new Learner(tsMs)).observe(this, tsMs, value);
+        Learner l = learner(business, metric);
+        if (l == null) {
+            l = new Learner(tsMs);
+            put(new Key(business, metric), l);
+        }
+        l.observe(this, tsMs, value);
+    }
+
+    private Learner learner(String business, String metric) {
+        Map<String, Learner> metrics = byBusiness.get(business);
+        return metrics == null ? null : metrics.get(metric);
+    }
+
+    /** Adds or replaces one series' learning state. */
+    void put(Key key, Learner learner) {
+        learners.put(key, learner);
+        byBusiness.computeIfAbsent(key.business(), b -> new HashMap<>()).put(key.metric(), learner);
     }
 
     /** What is normal for {@code metric} of {@code business} at {@code tsMs}; {@link Baseline#UNKNOWN} without history. */
     public Baseline get(String business, String metric, long tsMs) {
-        Learner l = business == null ? null : learners.get(new Key(business, metric));
-        return l == null ? Baseline.UNKNOWN : l.baseline(this, tsMs);
+        Learner l = business == null ? null : learner(business, metric);
+        if (l == null) {
+            return Baseline.UNKNOWN;
+        }
+        Moments m = l.current(this, tsMs);
+        return m == null ? Baseline.UNKNOWN : m.baseline(m != l.all);
+    }
+
+    /**
+     * One figure of {@link #get}, without building a {@link Baseline}: what rules read on every evaluation.
+     * {@code current} is the value ZSCORE measures; NaN without a business or history.
+     */
+    public double stat(String business, String metric, long tsMs, BaselineStat stat, double k, double current) {
+        Learner l = business == null ? null : learner(business, metric);
+        Moments m = l == null ? null : l.current(this, tsMs);
+        return m == null ? Double.NaN : stat.of(m.mean, m.std(), k, current);
+    }
+
+    /**
+     * Starts {@code metric} of {@code business} at {@code tsMs} as if a warmed-up history had taught it
+     * {@code mean} and {@code std} (rule tests seed baselines this way); later minutes refine it at the usual
+     * weight, so a few minutes of test data barely move it.
+     */
+    public void seed(String business, String metric, long tsMs, double mean, double std) {
+        Learner l = new Learner(tsMs);
+        l.all.mean = mean;
+        l.all.variance = std * std;
+        l.all.samples = (long) Math.ceil(1 / alpha);
+        put(new Key(business, metric), l);
+    }
+
+    /** Adds every series {@code other} learned, replacing this book's series of the same business and metric. */
+    public void takeAll(BaselineBook other) {
+        other.learners.forEach(this::put);
     }
 
     /** Number of learned series. */
@@ -77,9 +131,15 @@ public final class BaselineBook {
         return learners.size();
     }
 
+    /** Remembered per quarter hour, within which no zone's local hour changes (offsets are whole quarters). */
     int hourOfWeek(long tsMs) {
-        ZonedDateTime t = Instant.ofEpochMilli(tsMs).atZone(zone);
-        return (t.getDayOfWeek().getValue() - 1) * 24 + t.getHour();
+        long quarter = Math.floorDiv(tsMs, 900_000L);
+        if (quarter != cachedQuarter) {
+            ZonedDateTime t = Instant.ofEpochMilli(tsMs).atZone(zone);
+            cachedHour = (t.getDayOfWeek().getValue() - 1) * 24 + t.getHour();
+            cachedQuarter = quarter;
+        }
+        return cachedHour;
     }
 
     /** One series' learning state, as {@link BaselineFile} writes it. */
@@ -123,20 +183,24 @@ public final class BaselineBook {
             minuteCount = 0;
         }
 
-        Baseline baseline(BaselineBook book, long tsMs) {
+        /** The profile that answers at {@code tsMs}: its hour of the week once it can, else all hours; null if none. */
+        Moments current(BaselineBook book, long tsMs) {
             long now = Math.floorDiv(tsMs, MINUTE_MS);
             if (now > minute) {
                 fold(book);
             }
             Moments hour = hours[book.hourOfWeek(tsMs)];
             if ((now - firstMinute) * MINUTE_MS >= WEEK_MS && hour.samples >= book.minHourlySamples) {
-                return hour.baseline(true);
+                return hour;
             }
-            return all.samples == 0 ? Baseline.UNKNOWN : all.baseline(false);
+            return all.samples == 0 ? null : all;
         }
     }
 
-    /** An exponentially weighted mean and variance (West's incremental form). */
+    /**
+     * An exponentially weighted mean and variance (West's incremental form). Until it has 1/alpha samples it
+     * weighs them equally, a plain mean and variance, so a young profile's spread is not underestimated.
+     */
     static final class Moments {
         double mean;
         double variance;
@@ -147,16 +211,21 @@ public final class BaselineBook {
                 mean = x;
                 variance = 0;
             } else {
+                double a = Math.max(alpha, 1.0 / (samples + 1));
                 double diff = x - mean;
-                double incr = alpha * diff;
+                double incr = a * diff;
                 mean += incr;
-                variance = (1 - alpha) * (variance + diff * incr);
+                variance = (1 - a) * (variance + diff * incr);
             }
             samples++;
         }
 
+        double std() {
+            return Math.sqrt(Math.max(0, variance));
+        }
+
         Baseline baseline(boolean hourly) {
-            return new Baseline(mean, Math.sqrt(Math.max(0, variance)), samples, hourly);
+            return new Baseline(mean, std(), samples, hourly);
         }
     }
 

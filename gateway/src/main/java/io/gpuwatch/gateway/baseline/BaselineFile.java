@@ -191,7 +191,7 @@ public final class BaselineFile {
                 copy(hours[h], l.hours[h]);
             }
         }
-        book.learners().put(new BaselineBook.Key(business, metric), l);
+        book.put(new BaselineBook.Key(business, metric), l);
     }
 
     private static int parseHour(String name) {

@@ -39,6 +39,7 @@ public final class Dispatcher {
     private final InstantSource clock;
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private Delivery delivery = Delivery.DIRECT;
 
     /**
      * Routes with {@code routing}, whose every receiver name must be one of {@code receivers}.
@@ -119,7 +120,7 @@ public final class Dispatcher {
                 continue;
             }
             List<Notification> alerts = f.alerts();
-            r.send(alerts).onComplete(ar -> {
+            delivery.deliver(r, f).onComplete(ar -> {
                 if (ar.succeeded()) {
                     sent.addAndGet(alerts.size());
                 } else {
@@ -129,6 +130,11 @@ public final class Dispatcher {
                 }
             });
         }
+    }
+
+    /** Hands due groups to {@code d} from now on instead of sending them straight to their receivers. */
+    public void deliverThrough(Delivery d) {
+        this.delivery = d;
     }
 
     /** The silences this dispatcher applies. */

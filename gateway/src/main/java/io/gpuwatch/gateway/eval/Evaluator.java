@@ -1,14 +1,20 @@
 package io.gpuwatch.gateway.eval;
 
+import io.gpuwatch.gateway.state.BusinessState;
 import io.gpuwatch.gateway.state.CardState;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.gateway.state.NodeState;
+import io.gpuwatch.gateway.state.QueueState;
+import io.gpuwatch.gateway.state.TaskState;
+import io.gpuwatch.protocol.App;
+import io.gpuwatch.protocol.Sched;
 import io.gpuwatch.rules.RuleSet;
 import io.gpuwatch.rules.ScopeKind;
 import io.gpuwatch.rules.eval.DisabledRule;
 import io.gpuwatch.rules.eval.RuleEngine;
 import io.gpuwatch.rules.eval.Transition;
 
+import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,8 +24,11 @@ import java.util.logging.Logger;
 /**
  * Decides when rules run. Card rules run the moment a card's sample or event lands; node rules on every
  * event of the node and on the tick; the tick also runs card rules of cards that stopped sending, so their
- * alerts can resolve. No decision is more than one sample or one tick late. Rules the engine disables for
- * overrunning their time budget are logged on the next tick.
+ * alerts can resolve. Task, business and queue rules run on the tick for every known instance, and when an
+ * {@code app} frame (its task and business) or a {@code sched} frame (its queue and the tasks it lists) arrives;
+ * the tick first retires instances without members for longer than {@link FleetState#MEMBERSHIP_GRACE_MS},
+ * resolving their firing alerts. No decision is more than one sample or one tick late. Rules the engine disables
+ * for overrunning their time budget are logged on the next tick.
  */
 public final class Evaluator {
     private static final Logger LOG = Logger.getLogger(Evaluator.class.getName());
@@ -52,6 +61,7 @@ public final class Evaluator {
         this.engine = engine;
         this.sink = sink;
         fleet.useSeries(rules.series());
+        fleet.useBaselines(rules.baselined());
     }
 
     /**
@@ -61,6 +71,7 @@ public final class Evaluator {
     public void replace(RuleSet next, long now) {
         engine.replace(next, now, sink);
         fleet.useSeries(next.series());
+        fleet.useBaselines(next.baselined());
         disabledLogged = 0;
     }
 
@@ -92,7 +103,53 @@ public final class Evaluator {
         evaluations++;
     }
 
-    /** The periodic pass: every node, and every card not evaluated within the last {@code periodMs}. */
+    /** An {@code app} frame relayed by {@code node}: runs its task's rules and those of the task's business. */
+    public void app(String node, App app, long now) {
+        TaskState t = fleet.app(node, app, now);
+        task(t, now);
+        if (t.business() != null) {
+            for (BusinessState b : fleet.businesses(now)) {
+                if (b.name().equals(t.business())) {
+                    business(b, now);
+                }
+            }
+        }
+    }
+
+    /** A {@code sched} frame relayed by {@code node}: runs its queue's rules and those of every task it lists. */
+    public void sched(String node, Sched sched, long now) {
+        List<TaskState> listed = new ArrayList<>();
+        QueueState q = fleet.sched(node, sched, now, listed::add);
+        queue(q, now);
+        for (TaskState t : listed) {
+            task(t, now);
+        }
+    }
+
+    /** Runs the task's rules at {@code now}. */
+    public void task(TaskState task, long now) {
+        task.at(now);
+        engine.evaluate(ScopeKind.TASK, task.instanceKey(), task, sink);
+        evaluations++;
+    }
+
+    /** Runs the business's rules at {@code now}; its members must have been refreshed for {@code now}. */
+    private void business(BusinessState business, long now) {
+        engine.evaluate(ScopeKind.BUSINESS, business.instanceKey(), business, sink);
+        evaluations++;
+    }
+
+    /** Runs the queue's rules at {@code now}. */
+    public void queue(QueueState queue, long now) {
+        queue.at(now);
+        engine.evaluate(ScopeKind.QUEUE, queue.instanceKey(), queue, sink);
+        evaluations++;
+    }
+
+    /**
+     * The periodic pass: every node, every card not evaluated within the last {@code periodMs}, then every task,
+     * business and queue, after retiring those gone for longer than the grace period.
+     */
     public void tick(long now, long periodMs) {
         for (NodeState node : fleet.nodes()) {
             node(node, now);
@@ -102,6 +159,16 @@ public final class Evaluator {
                     card(card, now);
                 }
             }
+        }
+        fleet.expire(now, key -> engine.retire(key, now, sink));
+        for (TaskState t : fleet.tasks()) {
+            task(t, now);
+        }
+        for (BusinessState b : fleet.businesses(now)) {
+            business(b, now);
+        }
+        for (QueueState q : fleet.queues()) {
+            queue(q, now);
         }
         logDisabled();
     }

@@ -10,23 +10,46 @@ import io.gpuwatch.rules.Rule;
 import io.gpuwatch.rules.eval.AlertState;
 import io.gpuwatch.rules.eval.DisabledRule;
 import io.gpuwatch.rules.eval.RuleEngine;
+import io.gpuwatch.gateway.group.Aggregator;
+import io.gpuwatch.gateway.match.Matcher;
+import io.gpuwatch.gateway.match.MatcherException;
+import io.gpuwatch.gateway.match.MatcherParser;
+import io.gpuwatch.gateway.silence.Silence;
+import io.gpuwatch.gateway.silence.Silences;
+import io.gpuwatch.gateway.store.Acknowledgement;
+import io.gpuwatch.notify.Acknowledging;
+import io.gpuwatch.notify.Notification;
+import io.gpuwatch.notify.Receiver;
+import io.vertx.core.Future;
+import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
 
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Health, readiness, live alerts, the loaded rules and their last reload, {@code POST /-/reload}, and /metrics
- * in the Prometheus text format.
+ * Health, readiness, live alerts (with their acknowledgements), the loaded rules and their last reload,
+ * {@code POST /-/reload}, silences, acknowledging an alert, the delivery groups, and /metrics in the Prometheus
+ * text format. Handlers run on the gateway's event loop, which owns the silences and acknowledgements.
  */
 public final class ApiRoutes {
+    /** Far above any silence or acknowledgement a person writes. */
+    private static final int BODY_LIMIT = 64 * 1024;
+
     private final Gateway gateway;
 
     public ApiRoutes(Gateway gateway) {
@@ -44,6 +67,13 @@ public final class ApiRoutes {
         });
         router.get("/api/v1/alerts").handler(ctx -> alerts(ctx, gateway.ledger().live()));
         router.get("/api/v1/alerts/history").handler(ctx -> alerts(ctx, gateway.ledger().history()));
+        router.post("/api/v1/alerts/:fingerprint/ack").handler(BodyHandler.create().setBodyLimit(BODY_LIMIT))
+                .handler(this::acknowledge);
+        router.get("/api/v1/silences").handler(this::silences);
+        router.post("/api/v1/silences").handler(BodyHandler.create().setBodyLimit(BODY_LIMIT))
+                .handler(this::createSilence);
+        router.delete("/api/v1/silences/:id").handler(this::expireSilence);
+        router.get("/api/v1/groups").handler(this::groups);
         router.get("/api/v1/rules").handler(this::rules);
         router.post("/-/reload").handler(this::reload);
         router.get("/metrics").handler(this::metrics);
@@ -115,9 +145,11 @@ public final class ApiRoutes {
                 .put("rules", s.rules()).put("diagnostics", diagnostics);
     }
 
-    private static void alerts(RoutingContext ctx, List<Alert> alerts) {
+    private void alerts(RoutingContext ctx, List<Alert> alerts) {
         JsonArray out = new JsonArray();
         for (Alert a : alerts) {
+            Acknowledgement ack = a.state() == AlertState.RESOLVED ? null
+                    : gateway.acknowledgements().of(a.fingerprint()).orElse(null);
             out.add(new JsonObject()
                     .put("fingerprint", a.fingerprint())
                     .put("rule", a.rule())
@@ -127,9 +159,199 @@ public final class ApiRoutes {
                     .put("annotations", new JsonObject(new TreeMap<String, Object>(a.annotations())))
                     .put("activeSince", a.activeSince())
                     .put("firedAt", a.firedAt())
-                    .put("resolvedAt", a.resolvedAt() == 0 ? null : a.resolvedAt()));
+                    .put("resolvedAt", a.resolvedAt() == 0 ? null : a.resolvedAt())
+                    .put("acked", ack == null ? null : ack(ack)));
         }
         ctx.response().putHeader("Content-Type", "application/json").end(new JsonObject().put("alerts", out).encodePrettily());
+    }
+
+    private static JsonObject ack(Acknowledgement a) {
+        return new JsonObject().put("by", a.by()).put("at", a.at().toString()).put("comment", a.comment())
+                .put("source", a.source());
+    }
+
+    /**
+     * Records who acknowledged a live alert, then tells each receiver it was routed to that tracks alerts
+     * itself (a pager); 200 with each receiver's outcome, 404 for an alert that is not live, 400 without
+     * {@code by}.
+     */
+    private void acknowledge(RoutingContext ctx) {
+        String fingerprint = ctx.pathParam("fingerprint");
+        JsonObject body = jsonBody(ctx);
+        if (body == null) {
+            return;
+        }
+        Object by = body.getValue("by");
+        Object comment = body.getValue("comment");
+        if (!(by instanceof String who) || who.isBlank()) {
+            badRequest(ctx, "by", "the person or tool acknowledging, as text, is required");
+            return;
+        }
+        if (comment != null && !(comment instanceof String)) {
+            badRequest(ctx, "comment", "expected text");
+            return;
+        }
+        List<Alert> live = gateway.ledger().live();
+        Optional<Alert> alert = live.stream().filter(a -> a.fingerprint().equals(fingerprint)).findFirst();
+        if (alert.isEmpty()) {
+            json(ctx, 404, new JsonObject().put("error", "no live alert with fingerprint " + fingerprint));
+            return;
+        }
+        Acknowledgement ack = new Acknowledgement(fingerprint, who.strip(), gateway.clock().instant(),
+                (String) comment, "api");
+        gateway.acknowledgements().retain(live.stream().map(Alert::fingerprint).toList());
+        gateway.acknowledgements().record(ack);
+        Set<String> routedTo = new HashSet<>();
+        gateway.dispatcher().routing().routes(alert.get().labels()).forEach(r -> routedTo.add(r.receiver()));
+        List<Receiver> pagers = gateway.receivers().stream()
+                .filter(r -> r instanceof Acknowledging && routedTo.contains(r.name())).toList();
+        List<Future<Void>> told = pagers.stream().map(r -> ((Acknowledging) r).acknowledge(fingerprint)).toList();
+        Future.join(told).onComplete(ar -> {
+            JsonArray outcomes = new JsonArray();
+            for (int i = 0; i < pagers.size(); i++) {
+                Future<Void> f = told.get(i);
+                outcomes.add(new JsonObject().put("receiver", pagers.get(i).name()).put("ok", f.succeeded())
+                        .put("error", f.failed() ? f.cause().getMessage() : null));
+            }
+            json(ctx, 200, new JsonObject().put("fingerprint", fingerprint).put("acked", ack(ack))
+                    .put("receivers", outcomes));
+        });
+    }
+
+    private void silences(RoutingContext ctx) {
+        Instant now = gateway.clock().instant();
+        JsonArray out = new JsonArray();
+        for (Silence s : gateway.dispatcher().silences().list()) {
+            out.add(silence(s, now));
+        }
+        json(ctx, 200, new JsonObject().put("silences", out));
+    }
+
+    private static JsonObject silence(Silence s, Instant now) {
+        JsonArray matchers = new JsonArray();
+        s.matchers().forEach(m -> matchers.add(m.toString()));
+        return new JsonObject().put("id", s.id()).put("matchers", matchers).put("startsAt", s.startsAt().toString())
+                .put("endsAt", s.endsAt().toString()).put("createdBy", s.createdBy()).put("comment", s.comment())
+                .put("updatedAt", s.updatedAt().toString())
+                .put("state", s.state(now).name().toLowerCase(Locale.ROOT));
+    }
+
+    /** 201 with the new silence's id; 400 naming the first bad field. */
+    private void createSilence(RoutingContext ctx) {
+        JsonObject body = jsonBody(ctx);
+        if (body == null) {
+            return;
+        }
+        if (!(body.getValue("matchers") instanceof JsonArray list) || list.isEmpty()) {
+            badRequest(ctx, "matchers", "a non-empty list of matchers such as \"node=\\\"gpu-7\\\"\" is required");
+            return;
+        }
+        List<Matcher> matchers = new ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+            if (!(list.getValue(i) instanceof String text)) {
+                badRequest(ctx, "matchers[" + i + "]", "expected a matcher as text");
+                return;
+            }
+            try {
+                matchers.add(MatcherParser.parse(text));
+            } catch (MatcherException e) {
+                badRequest(ctx, "matchers[" + i + "]", "at character " + (e.offset() + 1) + ": " + e.getMessage());
+                return;
+            }
+        }
+        Instant now = gateway.clock().instant();
+        Instant startsAt = null;
+        if (body.getValue("startsAt") != null) {
+            startsAt = time(body.getValue("startsAt"));
+            if (startsAt == null) {
+                badRequest(ctx, "startsAt", "expected an RFC 3339 time such as 2026-01-05T09:00:00Z");
+                return;
+            }
+        }
+        Instant endsAt = body.getValue("endsAt") == null ? null : time(body.getValue("endsAt"));
+        if (endsAt == null) {
+            badRequest(ctx, "endsAt", "an RFC 3339 time such as 2026-01-05T17:00:00Z is required");
+            return;
+        }
+        if (!(body.getValue("createdBy") instanceof String createdBy) || createdBy.isBlank()) {
+            badRequest(ctx, "createdBy", "the person or tool making the silence, as text, is required");
+            return;
+        }
+        Object comment = body.getValue("comment");
+        if (comment != null && !(comment instanceof String)) {
+            badRequest(ctx, "comment", "expected text");
+            return;
+        }
+        Silences.Result r = gateway.dispatcher().silences().create(matchers, startsAt, endsAt, createdBy.strip(),
+                (String) comment, now);
+        if (!r.ok()) {
+            String message = String.join("; ", r.errors());
+            badRequest(ctx, message.contains("endsAt") ? "endsAt" : "matchers", message);
+            return;
+        }
+        json(ctx, 201, new JsonObject().put("id", r.silence().id()).put("silence", silence(r.silence(), now)));
+    }
+
+    /** Expires a silence now, keeping it for the record; 404 for an unknown or already expired one. */
+    private void expireSilence(RoutingContext ctx) {
+        String id = ctx.pathParam("id");
+        Instant now = gateway.clock().instant();
+        if (!gateway.dispatcher().silences().expire(id, now)) {
+            json(ctx, 404, new JsonObject().put("error", "no active or pending silence with id " + id));
+            return;
+        }
+        json(ctx, 200, silence(gateway.dispatcher().silences().get(id).orElseThrow(), now));
+    }
+
+    private void groups(RoutingContext ctx) {
+        JsonArray out = new JsonArray();
+        for (Aggregator.GroupView g : gateway.dispatcher().groups()) {
+            JsonArray alerts = new JsonArray();
+            for (Notification n : g.alerts()) {
+                alerts.add(new JsonObject().put("fingerprint", n.fingerprint())
+                        .put("status", n.status().name().toLowerCase(Locale.ROOT))
+                        .put("labels", new JsonObject(new TreeMap<String, Object>(n.labels()))));
+            }
+            out.add(new JsonObject().put("route", g.route().id()).put("receiver", g.route().receiver())
+                    .put("groupKey", g.groupKey())
+                    .put("groupLabels", new JsonObject(new TreeMap<String, Object>(g.groupLabels())))
+                    .put("nextFlush", g.nextTick() == null ? null : g.nextTick().toString())
+                    .put("alerts", alerts));
+        }
+        json(ctx, 200, new JsonObject().put("groups", out));
+    }
+
+    /** The request's JSON object, or null after answering 400. */
+    private static JsonObject jsonBody(RoutingContext ctx) {
+        try {
+            JsonObject body = ctx.body().asJsonObject();
+            if (body == null) {
+                badRequest(ctx, "body", "a JSON object is required");
+            }
+            return body;
+        } catch (DecodeException | ClassCastException e) {
+            badRequest(ctx, "body", "not a JSON object: " + e.getMessage());
+            return null;
+        }
+    }
+
+    private static Instant time(Object value) {
+        if (!(value instanceof String s)) {
+            return null;
+        }
+        try {
+            return OffsetDateTime.parse(s).toInstant();
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+
+    private static void badRequest(RoutingContext ctx, String field, String message) {
+        json(ctx, 400, new JsonObject().put("field", field).put("error", field + ": " + message));
+    }
+
+    private static void json(RoutingContext ctx, int status, JsonObject body) {
+        ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(body.encodePrettily());
     }
 
     private void metrics(RoutingContext ctx) {

@@ -26,8 +26,17 @@ public final class MemoryLedger implements AlertLedger {
         this.externalUrl = externalUrl;
     }
 
+    /** What one transition changed: the alert as it now stands and the notification that tells of it. */
+    record Change(Alert alert, Notification notification) {
+    }
+
     @Override
     public void apply(Transition t, Consumer<Notification> out) {
+        change(t, c -> out.accept(c.notification()));
+    }
+
+    /** Applies a transition like {@link #apply}, handing on the changed alert along with its notification. */
+    void change(Transition t, Consumer<Change> out) {
         String rule = t.rule().name();
         String fp = Fingerprint.of(rule, scopeLabels(t));
         if (t.to() == AlertState.FIRING) {
@@ -37,7 +46,7 @@ public final class MemoryLedger implements AlertLedger {
             Alert alert = new Alert(fp, rule, t.labels().getOrDefault("severity", ""), t.labels(),
                     annotations(t), t.activeSince(), t.at(), 0, AlertState.FIRING);
             live.put(fp, alert);
-            out.accept(notification(alert));
+            out.accept(new Change(alert, notification(alert)));
         } else if (t.to() == AlertState.RESOLVED || t.to() == AlertState.INACTIVE) {
             Alert alert = live.remove(fp);
             if (alert == null) {
@@ -46,10 +55,27 @@ public final class MemoryLedger implements AlertLedger {
             // the resolution repeats what the page said, so a reader can match the two
             Alert ended = alert.resolved(t.at());
             history.addFirst(ended);
-            while (history.size() > historyLimit) {
-                history.removeLast();
-            }
-            out.accept(notification(ended));
+            trimHistory();
+            out.accept(new Change(ended, notification(ended)));
+        }
+    }
+
+    /**
+     * Puts back an alert a store kept: a firing one becomes live again, so its next firing transition is no
+     * news; an ended one joins the history after those restored before it (restore newest first).
+     */
+    void restore(Alert a) {
+        if (a.state() == AlertState.FIRING) {
+            live.put(a.fingerprint(), a);
+        } else {
+            history.addLast(a);
+            trimHistory();
+        }
+    }
+
+    private void trimHistory() {
+        while (history.size() > historyLimit) {
+            history.removeLast();
         }
     }
 
@@ -78,7 +104,8 @@ public final class MemoryLedger implements AlertLedger {
         return a;
     }
 
-    private Notification notification(Alert a) {
+    /** The notification that tells of {@code a} as it stands. */
+    Notification notification(Alert a) {
         boolean firing = a.state() == AlertState.FIRING;
         return new Notification(a.fingerprint(), firing ? Notification.Status.FIRING : Notification.Status.RESOLVED,
                 a.labels(), a.annotations(), Instant.ofEpochMilli(a.activeSince()),

@@ -6,10 +6,12 @@ import io.gpuwatch.gateway.state.CardState;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.gateway.state.NodeState;
 import io.gpuwatch.notify.Notification;
+import io.gpuwatch.protocol.App;
 import io.gpuwatch.protocol.Event;
 import io.gpuwatch.protocol.Frame;
 import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.protocol.Sample;
+import io.gpuwatch.protocol.Sched;
 import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.RuleSet;
 import io.gpuwatch.rules.eval.EvalBudget;
@@ -42,6 +44,7 @@ public final class Replay {
 
     private static final long NONE = Long.MIN_VALUE;
     private static final String[] ATTRIBUTION = {"task", "owner", "business"};
+    private static final String[] WIDER_SCOPES = {"task", "business", "queue"};
 
     /**
      * One notification the gateway would have sent at virtual time {@code at}. {@code scope} holds the labels of
@@ -116,7 +119,7 @@ public final class Replay {
     /**
      * Delivers one frame of {@code node} at virtual time {@code at}, after every tick due before it. A frame
      * stamped before the clock is delivered now, as the gateway would on receiving it late. A hello names its
-     * node itself; frames other than hello, sample and event only show that the node is alive.
+     * node itself; app and sched frames feed tasks and queues; any other frame only shows that the node is alive.
      */
     public void feed(String node, Frame frame, long at) {
         long t = start(at);
@@ -139,6 +142,10 @@ public final class Replay {
             if (n != null) {
                 evaluator.node(n, t);
             }
+        } else if (frame instanceof App a) {
+            evaluator.app(node, a, t);
+        } else if (frame instanceof Sched s) {
+            evaluator.sched(node, s, t);
         } else {
             fleet.heard(node, t);
         }
@@ -209,6 +216,13 @@ public final class Replay {
                         scope.put(key, v);
                     }
                 }
+            }
+        }
+        // task, business and queue alerts carry their scope in their identity labels
+        for (String key : WIDER_SCOPES) {
+            String v = labels.get(key);
+            if (v != null) {
+                scope.putIfAbsent(key, v);
             }
         }
         return scope;

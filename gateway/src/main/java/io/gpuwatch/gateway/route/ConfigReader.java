@@ -47,8 +47,9 @@ import java.util.regex.Pattern;
 final class ConfigReader {
     private static final Pattern LABEL = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final Pattern CLOCK = Pattern.compile("(\\d{2}):(\\d{2})");
+    /** {@code receivers} belongs to the receivers' reader (in the cli), which reads the same file. */
     private static final List<String> TOP_KEYS =
-            List.of("route", "owners", "time_intervals", "inhibit_rules", "builtin_inhibit_rules");
+            List.of("route", "owners", "time_intervals", "inhibit_rules", "builtin_inhibit_rules", "receivers");
     private static final List<String> ROUTE_KEYS = List.of("receiver", "matchers", "group_by", "group_wait",
             "group_interval", "repeat_interval", "continue", "routes", "mute_time_intervals", "active_time_intervals");
     private static final List<String> INTERVAL_KEYS = List.of("name", "time_intervals");

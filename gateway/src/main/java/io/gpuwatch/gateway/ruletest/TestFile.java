@@ -21,8 +21,9 @@ record TestFile(String file, List<Path> ruleFiles, long evaluationIntervalMs, Li
 
     /** One test: a fleet, what it sends, and what must be firing when. */
     record Case(String name, Place place, long intervalMs, List<NodeSetup> nodes, List<InputSeries> series,
-                List<InputEvent> events, List<AlertCheck> checks) {
+                List<InputEvent> events, List<AlertCheck> checks, List<SeededBaseline> baselines) {
         Case {
+            baselines = List.copyOf(baselines);
             nodes = List.copyOf(nodes);
             series = List.copyOf(series);
             events = List.copyOf(events);
@@ -51,8 +52,17 @@ record TestFile(String file, List<Path> ruleFiles, long evaluationIntervalMs, Li
         }
     }
 
-    /** One metric of one card, a value per sample interval. */
-    record InputSeries(Place place, String node, String uuid, String metric, SeriesNotation.Expanded values) {
+    /**
+     * One metric, a value per sample interval, of one card ({@code uuid} and its {@code node}), of one task
+     * ({@code task}, with {@code business} when given: an application metric) or of one queue ({@code queue}: a
+     * scheduling metric); the fields of the other two are null.
+     */
+    record InputSeries(Place place, String node, String uuid, String task, String business, String queue,
+                       String metric, SeriesNotation.Expanded values) {
+    }
+
+    /** What is normal for a metric of a business from the test's start, as if a gateway had learned it. */
+    record SeededBaseline(Place place, String business, String metric, double mean, double std) {
     }
 
     /** An event at {@code atMs} of test time; {@code uuid} null when node-wide, {@code xid} null but for XIDs. */

@@ -32,11 +32,12 @@ import java.util.regex.Pattern;
 final class TestFileReader {
     private static final List<String> FILE_KEYS = List.of("rule_files", "evaluation_interval", "tests");
     private static final List<String> TEST_KEYS = List.of("name", "interval", "nodes", "input_series",
-            "input_events", "alert_rule_test");
+            "input_events", "alert_rule_test", "baselines");
+    private static final List<String> BASELINE_KEYS = List.of("business", "metric", "mean", "std");
     private static final List<String> NODE_KEYS = List.of("name", "labels", "cards");
     private static final List<String> CARD_KEYS = List.of("uuid", "name", "index", "processes");
     private static final List<String> PROCESS_KEYS = List.of("pid", "task", "owner", "business", "from", "until");
-    private static final List<String> SERIES_KEYS = List.of("card", "metric", "values");
+    private static final List<String> SERIES_KEYS = List.of("card", "task", "business", "queue", "metric", "values");
     private static final List<String> EVENT_KEYS = List.of("at", "card", "node", "kind", "xid", "text", "pid");
     private static final List<String> CHECK_KEYS = List.of("eval_time", "alertname", "exp_alerts",
             "exp_notifications");
@@ -168,8 +169,52 @@ final class TestFileReader {
                     + "and `exp_alerts`");
         }
         staleConflicts(series);
+        List<TestFile.SeededBaseline> baselines = new ArrayList<>();
+        for (Node n : list(keys.get("baselines"), "`baselines`")) {
+            TestFile.SeededBaseline b = baseline(n);
+            if (b != null) {
+                baselines.add(b);
+            }
+        }
         return name == null ? null : new TestFile.Case(name, SourcePlaces.of(node), intervalMs, nodes, series, events,
-                checks);
+                checks, baselines);
+    }
+
+    private TestFile.SeededBaseline baseline(Node n) {
+        if (!(n instanceof MappingNode m)) {
+            error(n, "a baseline is a mapping of `business`, `metric`, `mean` and `std`");
+            return null;
+        }
+        Map<String, Node> keys = mapping(m, BASELINE_KEYS, "baseline");
+        String business = string(required(m, keys, "business", "the business whose normal this is"), "`business`");
+        Node metricNode = required(m, keys, "metric", "the metric, as rules name it in baseline(…)");
+        String metric = string(metricNode, "`metric`");
+        if (metric != null && Metric.byField(metric) == null) {
+            error(metricNode, "unknown metric `" + metric + "`" + suggestion(metric));
+            metric = null;
+        }
+        double mean = real(required(m, keys, "mean", "the normal value"), "`mean`", false);
+        double std = real(required(m, keys, "std", "how far values normally stray from the mean"), "`std`", true);
+        return business == null || metric == null || Double.isNaN(mean) || Double.isNaN(std) ? null
+                : new TestFile.SeededBaseline(SourcePlaces.of(m), business, metric, mean, std);
+    }
+
+    /** A finite number, not negative when {@code nonNegative}; NaN (reported) otherwise or when absent. */
+    private double real(Node n, String what, boolean nonNegative) {
+        String v = n == null ? null : string(n, what);
+        if (v == null) {
+            return Double.NaN;
+        }
+        try {
+            double x = Double.parseDouble(v);
+            if (Double.isFinite(x) && (x >= 0 || !nonNegative)) {
+                return x;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        error(n, what + " must be a" + (nonNegative ? " non-negative" : "") + " number, got `" + v + "`");
+        return Double.NaN;
     }
 
     private TestFile.NodeSetup nodeSetup(Node n, Map<String, String> cardNodes, Map<String, Node> nodeNames) {
@@ -240,26 +285,52 @@ final class TestFileReader {
 
     private TestFile.InputSeries inputSeries(Node n, Map<String, String> cardNodes, Map<String, Node> seen) {
         if (!(n instanceof MappingNode m)) {
-            error(n, "an input series is a mapping of `card`, `metric` and `values`");
+            error(n, "an input series is a mapping of `card` (or `task` or `queue`), `metric` and `values`");
             return null;
         }
         Map<String, Node> keys = mapping(m, SERIES_KEYS, "input series");
-        Node cardNode = required(m, keys, "card", "the uuid of a card declared under `nodes`");
-        String uuid = knownCard(cardNode, cardNodes);
-        Node metricNode = required(m, keys, "metric", "a card metric, e.g. gpuUtil");
+        int owners = (keys.containsKey("card") ? 1 : 0) + (keys.containsKey("task") ? 1 : 0)
+                + (keys.containsKey("queue") ? 1 : 0);
+        if (owners > 1) {
+            error(m, "an input series belongs to one `card`, `task` or `queue`, not several");
+        }
+        if (keys.containsKey("business") && !keys.containsKey("task")) {
+            error(keys.get("business"), "`business` goes with `task`: the business the task's app frames name");
+        }
+        String uuid = null;
+        String task = null;
+        String business = null;
+        String queue = null;
+        Metric.Source source = Metric.Source.CARD;
+        if (keys.containsKey("task")) {
+            task = string(keys.get("task"), "the task's name");
+            business = keys.containsKey("business") ? string(keys.get("business"), "the task's business") : null;
+            source = Metric.Source.APP;
+        } else if (keys.containsKey("queue")) {
+            queue = string(keys.get("queue"), "the queue's name");
+            source = Metric.Source.SCHED;
+        } else {
+            uuid = knownCard(required(m, keys, "card", "the uuid of a card declared under `nodes` (or `task:` or "
+                    + "`queue:`)"), cardNodes);
+        }
+        String owner = task != null ? "task `" + task + "`" : queue != null ? "queue `" + queue + "`"
+                : "card `" + uuid + "`";
+        Node metricNode = required(m, keys, "metric", "a metric, e.g. gpuUtil");
         String metric = string(metricNode, "the metric");
         if (metric != null) {
             Metric known = Metric.byField(metric);
-            if (known == null || known.source() != Metric.Source.CARD) {
-                error(metricNode, (known == null ? "unknown metric `" : "`") + metric + "`"
-                        + (known == null ? suggestion(metric) : " is not a card metric; tests feed card metrics"));
+            if (known == null || known.source() != source) {
+                error(metricNode, (known == null ? "unknown metric `" + metric + "`" + suggestion(metric)
+                        : "`" + metric + "` is not " + SOURCE_WORDS.get(source) + "; " + owner + " takes "
+                        + SOURCE_WORDS.get(source) + "s"));
                 metric = null;
             }
         }
-        if (uuid != null && metric != null) {
-            Node first = seen.putIfAbsent(uuid + "/" + metric, m);
+        boolean named = uuid != null || task != null || queue != null;
+        if (named && metric != null) {
+            Node first = seen.putIfAbsent(owner + "/" + metric, m);
             if (first != null) {
-                error(m, "card `" + uuid + "` has a second `" + metric + "` series (first at " + file + ":"
+                error(m, owner + " has a second `" + metric + "` series (first at " + file + ":"
                         + SourcePlaces.of(first) + ")");
             }
         }
@@ -275,10 +346,11 @@ final class TestFileReader {
         } else if (valuesNode != null && !(valuesNode instanceof ScalarNode)) {
             error(valuesNode, "`values` is one string such as \"0+10x100\" or \"80 80 95 _ 97\"");
         }
-        if (uuid == null || metric == null || values == null) {
+        if (!named || metric == null || values == null) {
             return null;
         }
-        return new TestFile.InputSeries(SourcePlaces.of(valuesNode), cardNodes.get(uuid), uuid, metric, values);
+        return new TestFile.InputSeries(SourcePlaces.of(valuesNode), uuid == null ? null : cardNodes.get(uuid), uuid,
+                task, business, queue, metric, values);
     }
 
     private TestFile.InputEvent inputEvent(Node n, Map<String, String> cardNodes, Map<String, Node> nodeNames) {
@@ -381,7 +453,7 @@ final class TestFileReader {
         for (TestFile.InputSeries s : series) {
             for (int i = s.values().stale().nextSetBit(0); i >= 0; i = s.values().stale().nextSetBit(i + 1)) {
                 for (TestFile.InputSeries o : series) {
-                    if (o != s && o.uuid().equals(s.uuid()) && !Double.isNaN(o.values().at(i))) {
+                    if (o != s && s.uuid() != null && s.uuid().equals(o.uuid()) && !Double.isNaN(o.values().at(i))) {
                         diagnostics.add(Diagnostic.error(file, o.place().line(), o.place().column(), "card `"
                                 + s.uuid() + "` is `stale` in " + s.metric() + " at value " + (i + 1) + " but "
                                 + o.metric() + " has a value there; a stale card reports no readings at all"));
@@ -401,9 +473,12 @@ final class TestFileReader {
         return uuid;
     }
 
+    private static final Map<Metric.Source, String> SOURCE_WORDS = Map.of(Metric.Source.CARD, "a card metric",
+            Metric.Source.APP, "an application metric", Metric.Source.SCHED, "a scheduling metric");
+
     private static String suggestion(String name) {
         for (Metric m : Metric.values()) {
-            if (m.source() == Metric.Source.CARD && m.field().equalsIgnoreCase(name)) {
+            if (m.field().equalsIgnoreCase(name)) {
                 return "; did you mean `" + m.field() + "`?";
             }
         }

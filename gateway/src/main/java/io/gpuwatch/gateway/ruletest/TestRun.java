@@ -1,6 +1,7 @@
 package io.gpuwatch.gateway.ruletest;
 
 import io.gpuwatch.gateway.replay.Replay;
+import io.gpuwatch.protocol.App;
 import io.gpuwatch.protocol.CardInfo;
 import io.gpuwatch.protocol.CardReading;
 import io.gpuwatch.protocol.Event;
@@ -9,6 +10,7 @@ import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
 import io.gpuwatch.protocol.ProcessInfo;
 import io.gpuwatch.protocol.Sample;
+import io.gpuwatch.protocol.Sched;
 import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.RuleSet;
 
@@ -16,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -44,6 +47,9 @@ final class TestRun {
     }
 
     private TestResult run() {
+        for (TestFile.SeededBaseline b : test.baselines()) {
+            replay.fleet().baselines().seed(b.business(), b.metric(), START_MS, b.mean(), b.std());
+        }
         for (TestFile.NodeSetup n : test.nodes()) {
             List<CardInfo> cards = new ArrayList<>();
             for (TestFile.CardSetup c : n.cards()) {
@@ -115,6 +121,38 @@ final class TestRun {
                 replay.feed(n.name(), new Sample(seq(n.name()), START_MS + t, readings), START_MS + t);
             }
         }
+        appAndSched(step, t);
+    }
+
+    /**
+     * One app frame per task and one sched frame per queue that has a value at this step, relayed by the first
+     * node of the test (a real gateway takes them from whichever connection carries them).
+     */
+    private void appAndSched(int step, long t) {
+        String relay = test.nodes().isEmpty() ? "rules-test" : test.nodes().get(0).name();
+        Map<String, MetricValues.Builder> apps = new LinkedHashMap<>();
+        Map<String, String> businesses = new HashMap<>();
+        Map<String, MetricValues.Builder> queues = new LinkedHashMap<>();
+        for (TestFile.InputSeries s : test.series()) {
+            double v = s.values().at(step);
+            if (Double.isNaN(v) || s.uuid() != null) {
+                continue;
+            }
+            Map<String, MetricValues.Builder> into = s.task() != null ? apps : queues;
+            into.computeIfAbsent(s.task() != null ? s.task() : s.queue(), k -> MetricValues.builder())
+                    .set(Metric.byField(s.metric()), v);
+            if (s.business() != null) {
+                businesses.put(s.task(), s.business());
+            }
+        }
+        for (Map.Entry<String, MetricValues.Builder> a : apps.entrySet()) {
+            replay.feed(relay, new App(seq(relay), START_MS + t, a.getKey(), businesses.get(a.getKey()),
+                    "rules-test", a.getValue().build()), START_MS + t);
+        }
+        for (Map.Entry<String, MetricValues.Builder> q : queues.entrySet()) {
+            replay.feed(relay, new Sched(seq(relay), START_MS + t, q.getKey(), q.getValue().build(), List.of()),
+                    START_MS + t);
+        }
     }
 
     private CardReading reading(TestFile.CardSetup card, int step, long t) {
@@ -122,7 +160,7 @@ final class TestRun {
         boolean stale = false;
         MetricValues.Builder b = MetricValues.builder();
         for (TestFile.InputSeries s : test.series()) {
-            if (!s.uuid().equals(card.uuid())) {
+            if (!card.uuid().equals(s.uuid())) {
                 continue;
             }
             if (step < s.values().length() && s.values().isStale(step)) {

@@ -6,6 +6,7 @@ import io.gpuwatch.protocol.CardInfo;
 import io.gpuwatch.protocol.CardReading;
 import io.gpuwatch.protocol.ProcessInfo;
 import io.gpuwatch.rules.SeriesSpec;
+import io.gpuwatch.rules.scope.BaselineStat;
 import io.gpuwatch.rules.scope.Series;
 import io.gpuwatch.rules.scope.ScopeView;
 
@@ -179,5 +180,11 @@ public final class CardState implements ScopeView {
     @Override
     public boolean allocated() {
         return !processes.isEmpty();
+    }
+
+    /** The baseline of the card's business: unknown while no process, or one without a business, runs on it. */
+    @Override
+    public double baseline(int seriesId, BaselineStat stat, double k) {
+        return node.fleet().baseline(label("business"), seriesId, stat, k, now, series(seriesId));
     }
 }

@@ -1,18 +1,28 @@
 package io.gpuwatch.gateway.state;
 
+import io.gpuwatch.gateway.baseline.BaselineBook;
 import io.gpuwatch.gateway.window.EventLog;
 import io.gpuwatch.gateway.window.WindowShape;
+import io.gpuwatch.protocol.App;
 import io.gpuwatch.protocol.CardReading;
 import io.gpuwatch.protocol.Event;
 import io.gpuwatch.protocol.Hello;
+import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.protocol.ProcessInfo;
 import io.gpuwatch.protocol.Sample;
+import io.gpuwatch.protocol.Sched;
+import io.gpuwatch.protocol.SchedTask;
 import io.gpuwatch.rules.SeriesSpec;
+import io.gpuwatch.rules.scope.BaselineStat;
+import io.gpuwatch.rules.scope.Series;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -24,8 +34,39 @@ public final class FleetState {
     static final long EVENT_HORIZON_MS = 24 * 3600_000L;
     static final int EVENT_CAPACITY = 256;
 
+    /**
+     * How long a card stays a member of a task after its latest attribution (a sample showing the task's process,
+     * a scheduler listing), and how long a task, business or queue nobody mentions any more is kept.
+     */
+    public static final long MEMBERSHIP_GRACE_MS = 120_000;
+
     private final Map<String, NodeState> nodes = new LinkedHashMap<>();
+    private final Map<String, TaskState> tasks = new LinkedHashMap<>();
+    private final Map<String, BusinessState> businesses = new LinkedHashMap<>();
+    private final Map<String, QueueState> queues = new LinkedHashMap<>();
     private List<SeriesSpec> series = List.of();
+    private final BaselineBook baselines;
+    private Metric[] baselined = new Metric[0];
+
+    /** A fleet learning baselines into a book of its own, with the default half-lives. */
+    public FleetState() {
+        this(BaselineBook.defaults());
+    }
+
+    /** A fleet learning baselines into {@code baselines}, which it then owns. */
+    public FleetState(BaselineBook baselines) {
+        this.baselines = baselines;
+    }
+
+    /** What the fleet learned per business; read and written on the fleet's thread only. */
+    public BaselineBook baselines() {
+        return baselines;
+    }
+
+    /** Learns from now on the baselines of these metrics (those the rules read through {@code baseline}). */
+    public void useBaselines(Set<Metric> metrics) {
+        this.baselined = metrics.toArray(new Metric[0]);
+    }
 
     /** Switches to the series of a new rule set; windows of series that stay keep their data. */
     public void useSeries(List<SeriesSpec> next) {
@@ -33,6 +74,9 @@ public final class FleetState {
         for (NodeState node : nodes.values()) {
             node.useSeries(series);
         }
+        tasks.values().forEach(t -> t.useSeries(series));
+        businesses.values().forEach(b -> b.useSeries(series));
+        queues.values().forEach(q -> q.useSeries(series));
     }
 
     List<SeriesSpec> series() {
@@ -97,8 +141,165 @@ public final class FleetState {
         for (CardReading reading : sample.cards()) {
             CardState card = n.cardFor(reading.uuid(), null);
             card.append(ts, reading);
+            learn(card, ts, reading);
+            for (ProcessInfo p : reading.processes()) {
+                if (p.task() != null) {
+                    task(p.task()).attribute(card, ts, p.owner(), p.business());
+                }
+            }
             touched.accept(card);
         }
+    }
+
+    /** Application readings of a task, relayed by {@code node}; returns the task. */
+    public TaskState app(String node, App app, long at) {
+        heard(node, at);
+        TaskState t = task(app.task());
+        t.app(Math.min(app.ts(), at), app.values(), app.business());
+        return t;
+    }
+
+    /**
+     * A scheduler's view of a queue, relayed by {@code node}: its readings, and the tasks it lists with their
+     * cards, which thereby belong to those tasks. Returns the queue; {@code listed} gets each task it names.
+     */
+    public QueueState sched(String node, Sched sched, long at, Consumer<TaskState> listed) {
+        heard(node, at);
+        long ts = Math.min(sched.ts(), at);
+        QueueState q = queues.get(sched.queue());
+        if (q == null) {
+            q = new QueueState(sched.queue());
+            q.useSeries(series);
+            queues.put(sched.queue(), q);
+        }
+        q.append(ts, sched.values());
+        for (SchedTask st : sched.tasks()) {
+            TaskState t = task(st.task());
+            t.scheduled(ts, sched.queue(), st.owner(), st.business());
+            for (String uuid : st.cards()) {
+                CardState card = cardByUuid(uuid);
+                if (card != null) {
+                    t.attribute(card, ts, st.owner(), st.business());
+                }
+            }
+            listed.accept(t);
+        }
+        return q;
+    }
+
+    private CardState cardByUuid(String uuid) {
+        for (NodeState n : nodes.values()) {
+            CardState c = n.card(uuid);
+            if (c != null) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    private TaskState task(String name) {
+        TaskState t = tasks.get(name);
+        if (t == null) {
+            t = new TaskState(this, name);
+            t.useSeries(series);
+            tasks.put(name, t);
+        }
+        return t;
+    }
+
+    /** Every task known now. */
+    public Collection<TaskState> tasks() {
+        return Collections.unmodifiableCollection(tasks.values());
+    }
+
+    /** Every queue known now. */
+    public Collection<QueueState> queues() {
+        return Collections.unmodifiableCollection(queues.values());
+    }
+
+    /** The queue of this name, or null. */
+    public QueueState queue(String name) {
+        return queues.get(name);
+    }
+
+    /**
+     * Every business some task belongs to at {@code at} (and those still within their grace period), its tasks
+     * and cards refreshed after stale cards left their tasks, ready to be read at {@code at}.
+     */
+    public Collection<BusinessState> businesses(long at) {
+        Map<String, List<TaskState>> byBusiness = new LinkedHashMap<>();
+        for (TaskState t : tasks.values()) {
+            t.prune(at);
+            if (t.business() != null) {
+                byBusiness.computeIfAbsent(t.business(), k -> new ArrayList<>()).add(t);
+            }
+        }
+        for (String b : byBusiness.keySet()) {
+            if (!businesses.containsKey(b)) {
+                BusinessState bs = new BusinessState(this, b);
+                bs.useSeries(series);
+                businesses.put(b, bs);
+            }
+        }
+        for (BusinessState b : businesses.values()) {
+            List<TaskState> current = byBusiness.getOrDefault(b.name(), List.of());
+            for (TaskState t : current) {
+                t.at(at);
+            }
+            b.members(current, at);
+        }
+        return Collections.unmodifiableCollection(businesses.values());
+    }
+
+    /**
+     * Forgets tasks, businesses and queues that have had no members and no word for longer than the grace
+     * period; {@code gone} gets the engine key of each.
+     */
+    public void expire(long at, Consumer<String> gone) {
+        tasks.values().removeIf(t -> {
+            t.prune(at);
+            return retire(t.expired(at), t.instanceKey(), gone);
+        });
+        businesses(at);
+        businesses.values().removeIf(b -> retire(b.expired(at), b.instanceKey(), gone));
+        queues.values().removeIf(q -> retire(q.expired(at), q.instanceKey(), gone));
+    }
+
+    private static boolean retire(boolean expired, String key, Consumer<String> gone) {
+        if (expired) {
+            gone.accept(key);
+        }
+        return expired;
+    }
+
+    /**
+     * Feeds the book with the card's reading under its business. The book folds a minute's observations of all
+     * of the business's cards into one mean, so the business, not the card, is what it learns.
+     */
+    private void learn(CardState card, long ts, CardReading reading) {
+        if (baselined.length == 0) {
+            return;
+        }
+        String business = card.label("business");
+        if (business == null) {
+            return;
+        }
+        for (Metric m : baselined) {
+            baselines.observe(business, m.field(), ts, reading.values().get(m));
+        }
+    }
+
+    /**
+     * A figure of the baseline of {@code business} for the metric of raw series {@code seriesId} at {@code now};
+     * ZSCORE measures {@code series}' latest value. NaN without a business or history.
+     */
+    double baseline(String business, int seriesId, BaselineStat stat, double k, long now, Series series) {
+        if (business == null || seriesId < 0 || seriesId >= this.series.size()
+                || this.series.get(seriesId).metric() == null) {
+            return Double.NaN;
+        }
+        double current = stat == BaselineStat.ZSCORE ? series.last() : Double.NaN;
+        return baselines.stat(business, this.series.get(seriesId).name(), now, stat, k, current);
     }
 
     /** Records an event on its card (when it names one) and on its node; returns the card or null. */
@@ -132,6 +333,12 @@ public final class FleetState {
         long total = 0;
         for (NodeState node : nodes.values()) {
             total += node.retainedBytes();
+        }
+        for (TaskState t : tasks.values()) {
+            total += t.retainedBytes();
+        }
+        for (QueueState q : queues.values()) {
+            total += q.retainedBytes();
         }
         return total;
     }

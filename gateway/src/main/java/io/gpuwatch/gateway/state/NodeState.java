@@ -4,6 +4,7 @@ import io.gpuwatch.gateway.window.EventLog;
 import io.gpuwatch.protocol.CardInfo;
 import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.rules.SeriesSpec;
+import io.gpuwatch.rules.scope.BaselineStat;
 import io.gpuwatch.rules.scope.Series;
 import io.gpuwatch.rules.scope.ScopeView;
 
@@ -25,7 +26,7 @@ public final class NodeState implements ScopeView {
     private String bootId;
     private long lastFrameAt;
     private boolean connected;
-    private NodeSeries[] series = new NodeSeries[0];
+    private PooledSeries[] series = new PooledSeries[0];
     private long now;
 
     NodeState(FleetState fleet, String name, EventLog events) {
@@ -107,9 +108,9 @@ public final class NodeState implements ScopeView {
     }
 
     void useSeries(List<SeriesSpec> specs) {
-        NodeSeries[] next = new NodeSeries[specs.size()];
+        PooledSeries[] next = new PooledSeries[specs.size()];
         for (SeriesSpec spec : specs) {
-            next[spec.id()] = new NodeSeries(this, spec.id());
+            next[spec.id()] = new PooledSeries(cards.values(), spec.id());
         }
         series = next;
         for (CardState card : cards.values()) {
@@ -170,6 +171,34 @@ public final class NodeState implements ScopeView {
     @Override
     public long silentForMs() {
         return silentForMs(now);
+    }
+
+    /** The baseline of the business most of the node's cards work for (the first such card's on a tie). */
+    @Override
+    public double baseline(int seriesId, BaselineStat stat, double k) {
+        String business = null;
+        int most = 0;
+        for (CardState a : cards.values()) {
+            String b = a.label("business");
+            if (b == null || b.equals(business)) {
+                continue;
+            }
+            int n = 0;
+            for (CardState c : cards.values()) {
+                if (b.equals(c.label("business"))) {
+                    n++;
+                }
+            }
+            if (n > most) {
+                most = n;
+                business = b;
+            }
+        }
+        return fleet.baseline(business, seriesId, stat, k, now, series(seriesId));
+    }
+
+    FleetState fleet() {
+        return fleet;
     }
 
     @Override

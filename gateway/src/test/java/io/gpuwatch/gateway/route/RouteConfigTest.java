@@ -47,7 +47,7 @@ class RouteConfigTest {
                   recevier: chat
                 """));
         assertEquals(List.of("routes.yml:3:1: error: unknown top-level key `colour` "
-                + "(route, owners, time_intervals, inhibit_rules, builtin_inhibit_rules)"), problems("""
+                + "(route, owners, time_intervals, inhibit_rules, builtin_inhibit_rules, receivers)"), problems("""
                 route:
                   receiver: chat
                 colour: red

@@ -30,7 +30,7 @@ public final class DslCompiler {
     /** Window functions that read how samples follow each other, which the window then keeps in full. */
     private static final List<String> TRANSITION_FUNCTIONS = List.of("delta", "resets", "changes");
     private static final List<String> FUNCTIONS = concat(WINDOW_FUNCTIONS, List.of("quantile", "predict", "absent",
-            "fraction", "consecutive", "throttled", "events", "distinct"));
+            "fraction", "consecutive", "throttled", "events", "distinct", "baseline"));
     /** PromQL names people type out of habit, and ours. */
     private static final Map<String, String> PROMQL = Map.of("quantile_over_time", "quantile",
             "predict_linear", "predict", "absent_over_time", "absent", "avg_over_time", "avg",
@@ -40,6 +40,8 @@ public final class DslCompiler {
     private static final List<String> LABELS = List.of("node", "task", "owner", "business");
     private static final List<String> CARD_LABELS = List.of("uuid", "name", "index");
     private static final List<String> BUILTINS = List.of("allocated", "silentFor");
+    private static final List<String> BASELINE_ACCESSORS = List.of("mean", "std", "upper", "lower", "zscore");
+    private static final String BASELINE_NEEDS = "needs .mean, .std, .upper(k), .lower(k) or .zscore";
     private static final Pattern EVENT_KIND = Pattern.compile("[a-z][a-z0-9_]*");
 
     private final ScopeKind scope;
@@ -115,6 +117,9 @@ public final class DslCompiler {
         /** The conditions of {@code consecutive} calls, by streak index; null where they are not allowed. */
         final List<Expression> streaks;
         final List<String> streakCanons = new ArrayList<>();
+        /** The card conditions of {@code count(cards where …)} calls, by index. */
+        final List<Expression> members = new ArrayList<>();
+        final List<String> memberCanons = new ArrayList<>();
         final String noStreaks;
         boolean events;
         boolean sampled;
@@ -140,7 +145,8 @@ public final class DslCompiler {
         }
 
         Expression expression(Out out) throws DslException {
-            return Expression.compile(out.canon, out.mvel, events && !sampled, streaks == null ? List.of() : streaks);
+            return Expression.compile(out.canon, out.mvel, events && !sampled, streaks == null ? List.of() : streaks,
+                    members);
         }
     }
 
@@ -168,11 +174,18 @@ public final class DslCompiler {
         if (s instanceof Syntax.Path path) {
             return path(path);
         }
+        if (s instanceof Syntax.CardsWhere cw) {
+            throw new DslException(cw.pos(), "`cards where …` can only be the argument of count(), e.g. "
+                    + "count(cards where gpuUtil < 5) > 0");
+        }
         if (s instanceof Syntax.Unary u) {
             return unary(u, w);
         }
         if (s instanceof Syntax.Binary b) {
             return binary(b, w);
+        }
+        if (s instanceof Syntax.Member m) {
+            return baseline(m, w);
         }
         return call((Syntax.Call) s, w);
     }
@@ -187,11 +200,19 @@ public final class DslCompiler {
             w.sampled = true;
             return new Out(Type.NUMBER, "last(" + id + ")", name, n.pos()).ranged(Range.of(m));
         }
-        if (LABELS.contains(name)) {
+        if (LABELS.contains(name) || name.equals("queue")) {
+            List<String> labels = scopeLabels();
+            if (!labels.contains(name)) {
+                throw new DslException(n.pos(), "`" + name + "` is not a label of " + scope.key() + " scope ("
+                        + String.join(", ", labels) + ")");
+            }
             return label(name, n.pos());
         }
         switch (name) {
             case "allocated":
+                if (scope == ScopeKind.QUEUE) {
+                    throw new DslException(n.pos(), "`allocated` is not available in queue scope, which has no cards");
+                }
                 w.sampled = true;
                 return new Out(Type.BOOLEAN, "allocated()", name, n.pos());
             case "silentFor":
@@ -229,6 +250,10 @@ public final class DslCompiler {
         }
         if (p.key().isEmpty()) {
             throw new DslException(p.keyPos(), "empty label key");
+        }
+        if (scope != ScopeKind.CARD && scope != ScopeKind.NODE) {
+            throw new DslException(p.pos(), "node labels from hello are not available in " + scope.key()
+                    + " scope, which spans nodes");
         }
         Out out = label("labels." + p.key(), p.pos());
         String canon = p.key().matches("[A-Za-z_][A-Za-z0-9_]*") ? "labels." + p.key()
@@ -444,6 +469,9 @@ public final class DslCompiler {
                 return distinct(c, w);
             case "events":
                 throw new DslException(c.pos(), "`events(…)` can only be the first argument of count() or distinct()");
+            case "baseline":
+                throw new DslException(c.pos(), "baseline(m) " + BASELINE_NEEDS
+                        + ", e.g. baseline(powerW).upper(3)");
             default:
                 break;
         }
@@ -474,6 +502,8 @@ public final class DslCompiler {
                 return "events(kind[, code]) inside count() or distinct()";
             case "distinct":
                 return "distinct(events(kind[, code]), window)";
+            case "baseline":
+                return "baseline(metric) with .mean, .std, .upper(k), .lower(k) or .zscore";
             default:
                 return function + "(metric, window)";
         }
@@ -488,6 +518,9 @@ public final class DslCompiler {
 
     private Out windowFunction(Syntax.Call c, Walk w) throws DslException {
         String f = c.name();
+        if (f.equals("count") && c.args().size() == 1 && c.args().get(0) instanceof Syntax.CardsWhere cw) {
+            return cardsWhere(cw, w);
+        }
         arity(c, 2, f.equals("count") ? "metric or events(…), window" : "metric, window");
         Syntax first = c.args().get(0);
         if (f.equals("count") && first instanceof Syntax.Call inner && inner.name().equals("events")) {
@@ -600,6 +633,50 @@ public final class DslCompiler {
                 .known(cond.truth == Truth.NEVER ? Truth.NEVER : Truth.UNKNOWN, List.of());
     }
 
+    /**
+     * {@code baseline(m).stat}: a figure of what the scope's business normally sees of {@code m}. The metric's
+     * raw series is registered so the scope can name it and zscore can read its latest value.
+     */
+    private Out baseline(Syntax.Member b, Walk w) throws DslException {
+        Syntax.Call c = b.target();
+        if (c.args().size() != 1) {
+            throw new DslException(c.pos(), "`baseline` takes 1 argument (metric), got " + c.args().size());
+        }
+        Metric m = metricArgument(c, c.args().get(0));
+        String name = b.name();
+        int stat = BASELINE_ACCESSORS.indexOf(name);
+        if (stat < 0) {
+            String hint = closest(name, BASELINE_ACCESSORS);
+            throw new DslException(b.namePos(), "unknown baseline accessor `." + name + "`"
+                    + (hint.isEmpty() ? "; baseline(m) " + BASELINE_NEEDS : hint));
+        }
+        boolean takesK = name.equals("upper") || name.equals("lower");
+        double k = 0;
+        if (takesK) {
+            if (b.args() == null || b.args().size() != 1) {
+                throw new DslException(b.namePos(), "`." + name + "` takes one argument k, the number of standard "
+                        + "deviations, e.g. baseline(" + m.field() + ")." + name + "(3)");
+            }
+            Syntax kArg = b.args().get(0);
+            if (!(kArg instanceof Syntax.Num num) || num.unit() != Unit.NONE) {
+                throw new DslException(kArg.pos(), "k of `." + name + "(k)` must be a plain number literal, e.g. 3");
+            }
+            k = num.value();
+        } else if (b.args() != null) {
+            throw new DslException(b.namePos(), "`." + name + "` takes no arguments: baseline(" + m.field() + ")."
+                    + name);
+        }
+        int id = catalog.raw(m, 0);
+        catalog.baselined(m);
+        if (name.equals("zscore")) {
+            w.readsLast.add(id);
+        }
+        w.sampled = true;
+        String canon = "baseline(" + m.field() + ")." + name + (takesK ? "(" + plain(k) + ")" : "");
+        Out out = new Out(Type.NUMBER, "baseline(" + id + ", " + stat + ", " + mvelNumber(k) + ")", canon, b.pos());
+        return name.equals("std") ? out.ranged(Range.NON_NEGATIVE) : out;
+    }
+
     private Metric metricArgument(Syntax.Call c, Syntax arg) throws DslException {
         if (arg instanceof Syntax.Name n) {
             Metric m = Metric.byField(n.name());
@@ -619,12 +696,22 @@ public final class DslCompiler {
     private void checkMetric(Metric m, int pos, String function) throws DslException {
         switch (m.source()) {
             case APP:
-                throw new DslException(pos, "`" + m.field() + "` is an application metric, read in task scope, "
-                        + "which is not yet supported");
+                if (scope != ScopeKind.TASK && scope != ScopeKind.BUSINESS) {
+                    throw new DslException(pos, "`" + m.field() + "` is an application metric, read in task or "
+                            + "business scope, not " + scope.key());
+                }
+                break;
             case SCHED:
-                throw new DslException(pos, "`" + m.field() + "` is a scheduling metric, read in queue scope, "
-                        + "which is not yet supported");
+                if (scope != ScopeKind.QUEUE) {
+                    throw new DslException(pos, "`" + m.field() + "` is a scheduling metric, read in queue scope, "
+                            + "not " + scope.key());
+                }
+                break;
             default:
+                if (scope == ScopeKind.QUEUE) {
+                    throw new DslException(pos, "`" + m.field() + "` is a card metric, and queue scope reads "
+                            + "scheduling metrics (pending, running, waitP50s, preemptions, …)");
+                }
                 break;
         }
         if (m.kind() == Metric.Kind.MASK) {
@@ -648,11 +735,54 @@ public final class DslCompiler {
         return ms;
     }
 
+    /**
+     * {@code count(cards where cond)}: {@code cond} is a card-scope condition, evaluated on each member card of the
+     * task or business at the evaluation time.
+     */
+    private Out cardsWhere(Syntax.CardsWhere cw, Walk w) throws DslException {
+        if (scope != ScopeKind.TASK && scope != ScopeKind.BUSINESS) {
+            throw new DslException(cw.pos(), "`count(cards where …)` counts the cards of a task or business, so it "
+                    + "needs task or business scope, not " + scope.key());
+        }
+        Walk inner = w.nested("`consecutive` cannot be used inside `cards where`, which is evaluated per card");
+        Out cond = new DslCompiler(ScopeKind.CARD, catalog).compile(cw.condition(), inner);
+        if (cond.type != Type.BOOLEAN) {
+            throw new DslException(cond.pos, "`cards where` needs a condition (true/false), e.g. "
+                    + "count(cards where gpuUtil < 5), but this is " + cond.type.words());
+        }
+        w.absorb(inner);
+        int k = w.memberCanons.indexOf(cond.canon);
+        if (k < 0) {
+            k = w.members.size();
+            w.members.add(inner.expression(cond));
+            w.memberCanons.add(cond.canon);
+        }
+        return new Out(Type.NUMBER, "countMembers(" + k + ")", "count(cards where " + cond.canon + ")", cw.pos())
+                .ranged(Range.NON_NEGATIVE);
+    }
+
+    /** The labels rules of this scope may read. */
+    private List<String> scopeLabels() {
+        return switch (scope) {
+            case CARD, NODE -> LABELS;
+            case TASK -> List.of("task", "owner", "business", "queue");
+            case BUSINESS -> List.of("business");
+            case QUEUE -> List.of("queue");
+        };
+    }
+
     private Out fraction(Syntax.Call c, Walk w) throws DslException {
         arity(c, 2, "condition, window");
+        if (scope == ScopeKind.QUEUE) {
+            throw new DslException(c.pos(), "`fraction` is evaluated per card sample, and queue scope has no cards; "
+                    + "use consecutive() over evaluations");
+        }
         Walk inner = w.nested("`consecutive` cannot be used inside `fraction`, which evaluates its condition per "
                 + "sample, not per evaluation");
-        Out cond = compile(c.args().get(0), inner);
+        // per card sample: in task and business scope the share is pooled over the member cards' samples
+        DslCompiler perSample = scope == ScopeKind.TASK || scope == ScopeKind.BUSINESS
+                ? new DslCompiler(ScopeKind.CARD, catalog) : this;
+        Out cond = perSample.compile(c.args().get(0), inner);
         if (cond.type != Type.BOOLEAN) {
             throw new DslException(cond.pos, "the first argument of `fraction` must be a condition (true/false), "
                     + "e.g. fraction(gpuUtil > 90, 5m), but this is " + cond.type.words());
@@ -748,10 +878,15 @@ public final class DslCompiler {
 
     /** A close known name, as a hint for a typo. */
     private String suggestion(String name) {
-        List<String> known = new ArrayList<>(LABELS);
+        List<String> known = new ArrayList<>(scopeLabels());
         known.addAll(BUILTINS);
         for (Metric m : Metric.values()) {
-            if (m.source() == Metric.Source.CARD) {
+            boolean readable = switch (m.source()) {
+                case CARD -> scope != ScopeKind.QUEUE;
+                case APP -> scope == ScopeKind.TASK || scope == ScopeKind.BUSINESS;
+                case SCHED -> scope == ScopeKind.QUEUE;
+            };
+            if (readable) {
                 known.add(m.field());
             }
         }

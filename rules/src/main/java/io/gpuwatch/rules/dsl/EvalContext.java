@@ -1,5 +1,6 @@
 package io.gpuwatch.rules.dsl;
 
+import io.gpuwatch.rules.scope.BaselineStat;
 import io.gpuwatch.rules.scope.ScopeView;
 
 import java.util.List;
@@ -12,8 +13,10 @@ import java.util.List;
 public final class EvalContext {
     private ScopeView view;
     private int[] streaks;
+    private final List<Expression> members;
 
-    EvalContext() {
+    EvalContext(List<Expression> members) {
+        this.members = List.copyOf(members);
     }
 
     void bind(ScopeView v, int[] runs) {
@@ -109,6 +112,23 @@ public final class EvalContext {
     public String distinct(String kind, int code, long windowMs) {
         List<String> codes = view.distinctEvents(kind, code, windowMs);
         return String.join(", ", codes);
+    }
+
+    /** How many member cards of the scope satisfy card condition {@code k} now. */
+    public double countMembers(int k) {
+        Expression cond = members.get(k);
+        int n = 0;
+        for (ScopeView card : view.members()) {
+            if (cond.test(card)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** {@code stat} is a {@link BaselineStat} ordinal. */
+    public double baseline(int id, int stat, double k) {
+        return view.baseline(id, BaselineStat.of(stat), k);
     }
 
     public String label(String key) {

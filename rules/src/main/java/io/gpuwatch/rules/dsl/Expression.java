@@ -36,15 +36,16 @@ public final class Expression {
     private final boolean onlyEvents;
     private final Serializable compiled;
     private final List<Expression> streaks;
-    private final EvalContext context = new EvalContext();
+    private final EvalContext context;
 
     private Expression(String canonical, String mvel, boolean onlyEvents, Serializable compiled,
-                       List<Expression> streaks) {
+                       List<Expression> streaks, List<Expression> members) {
         this.canonical = canonical;
         this.mvel = mvel;
         this.onlyEvents = onlyEvents;
         this.compiled = compiled;
         this.streaks = List.copyOf(streaks);
+        this.context = new EvalContext(members);
     }
 
     static Expression compile(String canonical, String mvel, boolean onlyEvents) throws DslException {
@@ -54,6 +55,12 @@ public final class Expression {
     /** {@code streaks} are the conditions of its {@code consecutive(cond, n)} calls, by index. */
     static Expression compile(String canonical, String mvel, boolean onlyEvents, List<Expression> streaks)
             throws DslException {
+        return compile(canonical, mvel, onlyEvents, streaks, List.of());
+    }
+
+    /** {@code members} are the card conditions of its {@code count(cards where cond)} calls, by index. */
+    static Expression compile(String canonical, String mvel, boolean onlyEvents, List<Expression> streaks,
+                              List<Expression> members) throws DslException {
         ParserConfiguration config = new ParserConfiguration();
         config.setClassLoader(FILTER);
         ParserContext pc = new ParserContext(config);
@@ -61,7 +68,8 @@ public final class Expression {
         pc.setStrongTyping(true);
         pc.addInput("this", EvalContext.class);
         try {
-            return new Expression(canonical, mvel, onlyEvents, MVEL.compileExpression(mvel, pc), streaks);
+            return new Expression(canonical, mvel, onlyEvents, MVEL.compileExpression(mvel, pc), streaks,
+                    members);
         } catch (RuntimeException e) {
             // the checker admitted something MVEL cannot compile: a bug of ours, reported, never run
             throw new DslException(0, "internal error: MVEL rejected `" + mvel + "`: " + e.getMessage());

@@ -121,6 +121,9 @@ final class Parser {
             return new Syntax.Unary(op.text(), operand, op.start());
         }
         Syntax s = primary();
+        if (s instanceof Syntax.Call c && c.name().equals("baseline") && token.kind() == Kind.DOT) {
+            s = member(c);
+        }
         if (token.kind() == Kind.DOT) {
             throw new DslException(token.start(),
                     "`.` is not allowed here: rule expressions cannot call methods or read fields");
@@ -217,10 +220,32 @@ final class Parser {
             advance();
             return new Syntax.Path(name, key.text(), t.start(), key.start());
         }
+        if (name.equals("cards") && token.kind() == Kind.IDENT && token.text().equals("where")) {
+            advance();
+            return new Syntax.CardsWhere(expression(), t.start());
+        }
         return new Syntax.Name(name, t.start());
     }
 
+    /** {@code baseline(m).name} or {@code baseline(m).name(args)}; the compiler checks which names exist. */
+    private Syntax member(Syntax.Call target) throws DslException {
+        advance();
+        if (token.kind() != Kind.IDENT) {
+            throw unexpected("an accessor after `baseline(…).`: mean, std, upper(k), lower(k) or zscore");
+        }
+        Token name = token;
+        checkWord(name);
+        advance();
+        List<Syntax> args = token.kind() == Kind.LPAREN ? arguments() : null;
+        return new Syntax.Member(target, name.text(), args, target.pos(), name.start());
+    }
+
     private Syntax call(Token name) throws DslException {
+        return new Syntax.Call(name.text(), arguments(), name.start());
+    }
+
+    /** A parenthesised argument list, from its `(`. */
+    private List<Syntax> arguments() throws DslException {
         advance();
         List<Syntax> args = new ArrayList<>();
         if (token.kind() != Kind.RPAREN) {
@@ -234,6 +259,6 @@ final class Parser {
             throw unexpected("`,` or `)`");
         }
         advance();
-        return new Syntax.Call(name.text(), args, name.start());
+        return args;
     }
 }

@@ -5,9 +5,12 @@ import io.gpuwatch.rules.SampleDerivation;
 import io.gpuwatch.rules.SeriesSpec;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The series the rules of one load read, collected while they compile: each gets an id on first use and
@@ -16,6 +19,7 @@ import java.util.Map;
 public final class SeriesCatalog {
     private final List<Entry> entries = new ArrayList<>();
     private final Map<String, Integer> byName = new HashMap<>();
+    private final Set<Metric> baselined = EnumSet.noneOf(Metric.class);
     private long eventWindowMs;
 
     private static final class Entry {
@@ -64,6 +68,16 @@ public final class SeriesCatalog {
     void widen(int id, long windowMs) {
         Entry e = entries.get(id);
         e.windowMs = Math.max(e.windowMs, windowMs);
+    }
+
+    /** Notes that a rule reads the baseline of {@code metric}, which the gateway must then learn. */
+    void baselined(Metric metric) {
+        baselined.add(metric);
+    }
+
+    /** The metrics rules read through {@code baseline(…)}. */
+    public Set<Metric> baselined() {
+        return Collections.unmodifiableSet(EnumSet.copyOf(baselined));
     }
 
     void events(long windowMs) {

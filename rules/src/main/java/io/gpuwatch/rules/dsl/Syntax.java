@@ -30,6 +30,20 @@ sealed interface Syntax {
         }
     }
 
+    /** {@code cards where <condition>}: the member cards of a task or business for which the condition holds. */
+    record CardsWhere(Syntax condition, int pos) implements Syntax {
+    }
+
+    /**
+     * An accessor of a call, {@code baseline(m).upper(3)}: {@code args} is null without parentheses;
+     * {@code namePos} is where the accessor's name starts.
+     */
+    record Member(Call target, String name, List<Syntax> args, int pos, int namePos) implements Syntax {
+        public Member {
+            args = args == null ? null : List.copyOf(args);
+        }
+    }
+
     record Unary(String op, Syntax operand, int pos) implements Syntax {
     }
 

@@ -250,6 +250,25 @@ public final class RuleEngine {
         this.set = next;
     }
 
+    /**
+     * Ends an instance that is gone for good (a task whose cards all left): each of its firing alerts gets a
+     * RESOLVED transition at {@code now} on {@code sink}, with the labels and summary it fired with, then every
+     * state of the instance is dropped.
+     */
+    public void retire(String instanceKey, long now, Consumer<Transition> sink) {
+        Map<String, Slot> slots = instances.remove(instanceKey);
+        if (slots == null) {
+            return;
+        }
+        for (Slot slot : new TreeMap<>(slots).values()) {
+            if (slot.state == AlertState.FIRING) {
+                Transition last = slot.last;
+                sink.accept(new Transition(last.rule(), last.labels(), AlertState.FIRING, AlertState.RESOLVED, now,
+                        last.activeSince(), last.summary(), last.description()));
+            }
+        }
+    }
+
     /** Drops every state of an instance that no longer exists (a card removed, a node gone). */
     public void forget(String instanceKey) {
         instances.remove(instanceKey);

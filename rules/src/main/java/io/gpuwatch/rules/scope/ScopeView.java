@@ -14,12 +14,15 @@ public interface ScopeView {
 
     /**
      * A label of the scope, or null when it has none. Keys: {@code node}, {@code card.uuid}, {@code card.name},
-     * {@code card.index}, {@code task}, {@code owner}, {@code business}, and node labels from hello as
-     * {@code labels.<key>} (e.g. {@code labels.cluster}).
+     * {@code card.index}, {@code task}, {@code owner}, {@code business}, {@code queue}, and node labels from
+     * hello as {@code labels.<key>} (e.g. {@code labels.cluster}).
      */
     String label(String key);
 
-    /** The labels that identify this instance (card scope: node and uuid; node scope: node), for fingerprints. */
+    /**
+     * The labels that identify this instance, for fingerprints: card scope node and uuid, node scope node, task
+     * scope task (and business when known), business scope business, queue scope queue.
+     */
     Map<String, String> identity();
 
     /** The window over the series with this id (see {@code RuleSet.series()}); an empty series when no data. */
@@ -36,4 +39,24 @@ public interface ScopeView {
 
     /** True when some process runs on the card (card scope) or on any card of the node (node scope). */
     boolean allocated();
+
+    /**
+     * A figure of what is normal for the metric of raw series {@code seriesId} in this scope's business, learned
+     * per business at {@link #now()}: card scope uses the card's {@code business} label, node scope the business
+     * of most of its cards, task and business scope their own business. {@code k} counts standard deviations for
+     * UPPER and LOWER; ZSCORE measures the series' latest value. NaN without a business or without history, so
+     * every comparison on it is false. Must not allocate on the steady path. Scopes without a business keep this
+     * default; {@link BaselineStat#of(double, double, double, double)} computes a figure from mean and std.
+     */
+    default double baseline(int seriesId, BaselineStat stat, double k) {
+        return Double.NaN;
+    }
+
+    /**
+     * The member cards of a task or business now, each ready to be read at {@link #now()}, for
+     * {@code count(cards where …)}; empty for the other scopes.
+     */
+    default List<? extends ScopeView> members() {
+        return List.of();
+    }
 }

@@ -81,7 +81,7 @@ class RejectionTest {
         "foo > 1 | 6:11 | unknown name `foo` (not a metric, label or builtin)",
         "foo(gpuUtil) > 1 | 6:11 | unknown function `foo` (functions: avg, min, max, sum, count, last, rate, "
             + "increase, slope, delta, resets, changes, quantile, predict, absent, fraction, consecutive, throttled, "
-            + "events, distinct)",
+            + "events, distinct, baseline)",
         "avg(gpuUtil) > 1 | 6:11 | `avg` takes 2 arguments (metric, window), got 1",
         "slope(memUsedBytes, 1m, 2m) > 1 | 6:11 | `slope` takes 2 arguments (metric, window), got 3",
         "avg(gpuUtil, 5) > 1 | 6:24 | the window must be a duration literal such as 30s, 5m or 1h",
@@ -94,8 +94,8 @@ class RejectionTest {
         "gpuUtil > 1 && node | 6:26 | `&&` needs true/false on both sides, but its right side is a string",
         "node > 5 | 6:11 | `>` needs a number on both sides, but its left side is a string",
         "node == 5 | 6:16 | `==` compares values of one type, but this compares a string with a number",
-        "oomTotal > 0 | 6:11 | `oomTotal` is an application metric, read in task scope, which is not yet supported",
-        "waitP50s > 0 | 6:11 | `waitP50s` is a scheduling metric, read in queue scope, which is not yet supported",
+        "oomTotal > 0 | 6:11 | `oomTotal` is an application metric, read in task or business scope, not card",
+        "waitP50s > 0 | 6:11 | `waitP50s` is a scheduling metric, read in queue scope, not card",
         "clockEventReasons > 0 | 6:11 | `clockEventReasons` is a set of bits; test it with throttled('REASON', …)",
         "throttled('HOT') | 6:21 | unknown clock-event reason `HOT` (GPU_IDLE, APPLICATIONS_CLOCKS_SETTING, "
             + "SW_POWER_CAP, HW_SLOWDOWN, SYNC_BOOST, SW_THERMAL_SLOWDOWN, HW_THERMAL_SLOWDOWN, "

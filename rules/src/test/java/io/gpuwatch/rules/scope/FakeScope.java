@@ -21,6 +21,7 @@ public final class FakeScope implements ScopeView {
     private final Map<String, String> labels = new HashMap<>();
     private final Map<String, String> identity;
     private final List<Object[]> events = new ArrayList<>();
+    private final Map<String, double[]> baselines = new HashMap<>();
     private Function<String, String> labelHook = k -> null;
     private long now;
     private long lastFrameAt;
@@ -62,6 +63,12 @@ public final class FakeScope implements ScopeView {
 
     public FakeScope allocated(boolean a) {
         this.allocated = a;
+        return this;
+    }
+
+    /** What is normal for {@code metric} in {@code business}, as the gateway would have learned it. */
+    public FakeScope baseline(String business, Metric metric, double mean, double std) {
+        baselines.put(business + "/" + metric.field(), new double[] {mean, std});
         return this;
     }
 
@@ -152,6 +159,14 @@ public final class FakeScope implements ScopeView {
     @Override
     public boolean allocated() {
         return allocated;
+    }
+
+    /** Like a card: the baseline of its business label, unknown without one. */
+    @Override
+    public double baseline(int seriesId, BaselineStat stat, double k) {
+        String business = label("business");
+        double[] b = business == null ? null : baselines.get(business + "/" + specs.get(seriesId).name());
+        return b == null ? Double.NaN : stat.of(b[0], b[1], k, series(seriesId).last());
     }
 
     /** Samples in time order; window functions cover (now - w, now] and skip missing values. */

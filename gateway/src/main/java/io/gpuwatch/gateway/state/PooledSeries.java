@@ -1,28 +1,30 @@
 package io.gpuwatch.gateway.state;
 
 import io.gpuwatch.gateway.window.RankedSamples;
+import io.gpuwatch.rules.scope.ScopeView;
 import io.gpuwatch.rules.scope.Series;
 
 import java.util.function.ToDoubleFunction;
 
 /**
- * A series of a node pooled over its cards: avg/min/max/count/sum/quantile over every card's samples,
- * increase/rate/slope/delta/resets/changes/predict summed (the node's total), last the highest of the cards'
- * last values.
+ * One series pooled over the members of a wider scope (the cards of a node, task or business; the tasks of a
+ * business): avg/min/max/count/sum/quantile over every member's samples, increase/rate/slope/delta/resets/changes/
+ * predict summed (the members' total), last the highest of the members' last values. {@code members} is a live
+ * view, read at each call.
  */
-final class NodeSeries implements Series, RankedSamples {
-    private final NodeState node;
+final class PooledSeries implements Series, RankedSamples {
+    private final Iterable<? extends ScopeView> members;
     private final int id;
 
-    NodeSeries(NodeState node, int id) {
-        this.node = node;
+    PooledSeries(Iterable<? extends ScopeView> members, int id) {
+        this.members = members;
         this.id = id;
     }
 
     @Override
     public double last() {
         double best = Double.NaN;
-        for (CardState card : node.cards()) {
+        for (ScopeView card : members) {
             double v = card.series(id).last();
             if (!Double.isNaN(v) && (Double.isNaN(best) || v > best)) {
                 best = v;
@@ -35,7 +37,7 @@ final class NodeSeries implements Series, RankedSamples {
     public double avg(long windowMs) {
         double sum = 0;
         double count = 0;
-        for (CardState card : node.cards()) {
+        for (ScopeView card : members) {
             Series s = card.series(id);
             double n = s.count(windowMs);
             if (n > 0) {
@@ -49,7 +51,7 @@ final class NodeSeries implements Series, RankedSamples {
     @Override
     public double min(long windowMs) {
         double best = Double.NaN;
-        for (CardState card : node.cards()) {
+        for (ScopeView card : members) {
             double v = card.series(id).min(windowMs);
             if (!Double.isNaN(v) && (Double.isNaN(best) || v < best)) {
                 best = v;
@@ -61,7 +63,7 @@ final class NodeSeries implements Series, RankedSamples {
     @Override
     public double max(long windowMs) {
         double best = Double.NaN;
-        for (CardState card : node.cards()) {
+        for (ScopeView card : members) {
             double v = card.series(id).max(windowMs);
             if (!Double.isNaN(v) && (Double.isNaN(best) || v > best)) {
                 best = v;
@@ -78,7 +80,7 @@ final class NodeSeries implements Series, RankedSamples {
     @Override
     public double count(long windowMs) {
         double n = 0;
-        for (CardState card : node.cards()) {
+        for (ScopeView card : members) {
             n += card.series(id).count(windowMs);
         }
         return n;
@@ -107,7 +109,7 @@ final class NodeSeries implements Series, RankedSamples {
     @Override
     public double rank(long windowMs, float value) {
         double n = 0;
-        for (CardState card : node.cards()) {
+        for (ScopeView card : members) {
             if (card.series(id) instanceof RankedSamples r) {
                 n += r.rank(windowMs, value);
             }
@@ -135,11 +137,11 @@ final class NodeSeries implements Series, RankedSamples {
         return total(s -> s.predict(windowMs, horizonMs));
     }
 
-    /** Sum over the cards that have data; NaN when none has. */
+    /** Sum over the members that have data; NaN when none has. */
     private double total(ToDoubleFunction<Series> f) {
         double total = 0;
         boolean any = false;
-        for (CardState card : node.cards()) {
+        for (ScopeView card : members) {
             double v = f.applyAsDouble(card.series(id));
             if (!Double.isNaN(v)) {
                 total += v;

@@ -1,0 +1,294 @@
+package io.gpuwatch.cli.alerting;
+
+import io.gpuwatch.notify.config.ConfigProblem;
+import io.gpuwatch.notify.config.Fields;
+import io.gpuwatch.notify.config.Parsed;
+import io.gpuwatch.notify.receiver.alertmanager.AlertmanagerConfig;
+import io.gpuwatch.notify.receiver.alertmanager.AlertmanagerReceiver;
+import io.gpuwatch.notify.receiver.console.ConsoleReceiver;
+import io.gpuwatch.notify.receiver.dingtalk.DingTalkConfig;
+import io.gpuwatch.notify.receiver.dingtalk.DingTalkReceiver;
+import io.gpuwatch.notify.receiver.feishu.FeishuConfig;
+import io.gpuwatch.notify.receiver.feishu.FeishuReceiver;
+import io.gpuwatch.notify.receiver.jira.JiraConfig;
+import io.gpuwatch.notify.receiver.jira.JiraReceiver;
+import io.gpuwatch.notify.receiver.opsgenie.OpsgenieConfig;
+import io.gpuwatch.notify.receiver.opsgenie.OpsgenieReceiver;
+import io.gpuwatch.notify.receiver.pagerduty.PagerDutyConfig;
+import io.gpuwatch.notify.receiver.pagerduty.PagerDutyReceiver;
+import io.gpuwatch.notify.receiver.slack.SlackConfig;
+import io.gpuwatch.notify.receiver.slack.SlackReceiver;
+import io.gpuwatch.notify.receiver.teams.TeamsConfig;
+import io.gpuwatch.notify.receiver.teams.TeamsReceiver;
+import io.gpuwatch.notify.receiver.webhook.WebhookConfig;
+import io.gpuwatch.notify.receiver.webhook.WebhookReceiver;
+import io.gpuwatch.notify.receiver.wecom.WeComConfig;
+import io.gpuwatch.notify.receiver.wecom.WeComReceiver;
+import io.gpuwatch.notify.secret.Secret;
+import io.gpuwatch.notify.secret.SecretSource;
+import io.gpuwatch.rules.Diagnostic;
+import org.snakeyaml.engine.v2.nodes.MappingNode;
+import org.snakeyaml.engine.v2.nodes.Node;
+import org.snakeyaml.engine.v2.nodes.NodeTuple;
+import org.snakeyaml.engine.v2.nodes.ScalarNode;
+import org.snakeyaml.engine.v2.nodes.SequenceNode;
+import org.snakeyaml.engine.v2.nodes.Tag;
+
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+/**
+ * Reads the {@code receivers:} list of an alerting file. The YAML is given twice, as composed nodes (for the
+ * place of each receiver and field) and as loaded values (what the receivers' own parsers take), item for item.
+ * Each receiver's field problems come back at the place of the field they name.
+ */
+final class ReceiverReader {
+    /** The receiver types, as written in {@code type:}. */
+    static final List<String> TYPES = List.of("slack", "teams", "feishu", "dingtalk", "wecom", "pagerduty",
+            "opsgenie", "jira", "alertmanager", "webhook", "console");
+
+    private final String file;
+    private final SecretSource secrets;
+    /** Called after each receiver is parsed, with its name and position, e.g. to report secrets not checked. */
+    private final BiFunction<String, Node, List<Diagnostic>> afterEach;
+    private final List<Diagnostic> diagnostics = new ArrayList<>();
+    private final List<ReceiverSpec> specs = new ArrayList<>();
+    private final Map<String, Node> names = new LinkedHashMap<>();
+
+    ReceiverReader(String file, SecretSource secrets, BiFunction<String, Node, List<Diagnostic>> afterEach) {
+        this.file = file;
+        this.secrets = secrets;
+        this.afterEach = afterEach;
+    }
+
+    /** The receivers read, each receiver that has a name counted even when its fields are wrong. */
+    record Result(List<ReceiverSpec> receivers, Set<String> names, List<Diagnostic> diagnostics) {
+    }
+
+    Result read(Node node, Object loaded) {
+        if (node instanceof SequenceNode seq && loaded instanceof List<?> items) {
+            for (int i = 0; i < seq.getValue().size(); i++) {
+                receiver(seq.getValue().get(i), i < items.size() ? items.get(i) : null, i);
+            }
+        } else if (!Tag.NULL.equals(node.getTag())) {
+            error(node, "`receivers` must be a list of receivers, each with `name:` and `type:`");
+        }
+        return new Result(specs, names.keySet(), diagnostics);
+    }
+
+    private void receiver(Node node, Object loaded, int index) {
+        if (!(node instanceof MappingNode m) || !(loaded instanceof Map<?, ?> values)) {
+            error(node, "a receiver must be a mapping with `name:`, `type:` and the type's fields");
+            return;
+        }
+        Map<String, NodeTuple> keys = new LinkedHashMap<>();
+        for (NodeTuple t : m.getValue()) {
+            if (t.getKeyNode() instanceof ScalarNode k) {
+                keys.put(k.getValue(), t);
+            }
+        }
+        String name = text(keys.get("name"), m, "name", "a receiver needs `name:`, which routes refer to it by");
+        String type = text(keys.get("type"), m, "type", "a receiver needs `type:` (" + String.join(", ", TYPES)
+                + ")");
+        if (name != null) {
+            Node first = names.putIfAbsent(name, keys.get("name").getValueNode());
+            if (first != null) {
+                error(keys.get("name").getValueNode(), "receiver `" + name + "` is defined twice (first at line "
+                        + position(first)[0] + ")");
+                return;
+            }
+        }
+        if (type == null) {
+            return;
+        }
+        String lower = type.toLowerCase(Locale.ROOT);
+        if (!TYPES.contains(lower)) {
+            error(keys.get("type").getValueNode(), "unknown receiver type `" + type + "`" + suggestion(type, TYPES)
+                    + " (types: " + String.join(", ", TYPES) + ")");
+            return;
+        }
+        Map<Object, Object> fields = new LinkedHashMap<>(values);
+        fields.remove("name");
+        fields.remove("type");
+        String path = "receivers." + (name == null ? "[" + index + "]" : name);
+        String label = name == null ? "receivers[" + index + "]" : name;
+        ReceiverSpec.Factory factory = factory(lower, label, fields, path, m);
+        diagnostics.addAll(afterEach.apply(path, m));
+        if (factory != null && name != null) {
+            int[] p = position(m);
+            specs.add(new ReceiverSpec(name, lower, file, p[0], p[1], factory));
+        }
+    }
+
+    private ReceiverSpec.Factory factory(String type, String name, Map<Object, Object> fields, String path,
+                                         MappingNode node) {
+        return switch (type) {
+            case "slack" -> parsed(SlackConfig.parse(fields, path, secrets), path, node,
+                    c -> w -> SlackReceiver.create(w.vertx(), w.client(), name, c));
+            case "teams" -> parsed(TeamsConfig.parse(fields, path, secrets), path, node,
+                    c -> w -> TeamsReceiver.create(w.vertx(), w.client(), name, c));
+            case "feishu" -> parsed(FeishuConfig.parse(fields, path, secrets), path, node,
+                    c -> w -> FeishuReceiver.create(w.vertx(), w.client(), name, c));
+            case "dingtalk" -> parsed(DingTalkConfig.parse(fields, path, secrets), path, node,
+                    c -> w -> DingTalkReceiver.create(w.vertx(), w.client(), name, c));
+            case "wecom" -> parsed(WeComConfig.parse(fields, path, secrets), path, node,
+                    c -> w -> WeComReceiver.create(w.vertx(), w.client(), name, c));
+            case "pagerduty" -> parsed(PagerDutyConfig.parse(fields, path, secrets), path, node,
+                    c -> w -> PagerDutyReceiver.create(w.vertx(), w.client(), name, c));
+            case "opsgenie" -> parsed(OpsgenieConfig.parse(fields, path, secrets), path, node,
+                    c -> w -> OpsgenieReceiver.create(w.vertx(), w.client(), name, c));
+            case "jira" -> parsed(JiraConfig.parse(fields, path, secrets), path, node,
+                    c -> w -> JiraReceiver.create(w.vertx(), w.client(), name, c));
+            case "alertmanager" -> parsed(AlertmanagerConfig.parse(fields, path, secrets), path, node,
+                    c -> w -> AlertmanagerReceiver.create(w.vertx(), w.client(), name, c));
+            case "webhook" -> webhook(fields, path, name, node);
+            case "console" -> console(fields, path, name, node);
+            default -> throw new IllegalStateException("type " + type + " is in TYPES but has no reader");
+        };
+    }
+
+    private <C> ReceiverSpec.Factory parsed(Parsed<C> parsed, String path, MappingNode node,
+                                            Function<C, ReceiverSpec.Factory> make) {
+        if (!parsed.ok()) {
+            problems(parsed.problems(), path, node);
+            return null;
+        }
+        return make.apply(parsed.value());
+    }
+
+    /** The webhook's parser takes resolved credentials, so its secret fields are resolved here first. */
+    private ReceiverSpec.Factory webhook(Map<Object, Object> fields, String path, String name, MappingNode node) {
+        Fields f = new Fields(fields, path);
+        Map<Object, Object> resolved = new LinkedHashMap<>(fields);
+        if (f.has("bearerToken")) {
+            Secret token = secrets.read(f, "bearerToken", true);
+            resolved.put("bearerToken", token == null ? null : token.reveal());
+        }
+        if (fields.get("basicAuth") instanceof Map<?, ?> basic) {
+            Fields b = f.nested("basicAuth");
+            Map<Object, Object> auth = new LinkedHashMap<>(basic);
+            Secret password = secrets.read(b, "password", true);
+            auth.put("password", password == null ? null : password.reveal());
+            resolved.put("basicAuth", auth);
+        }
+        if (!f.problems().isEmpty()) {
+            problems(f.problems(), path, node);
+            return null;
+        }
+        return parsed(WebhookConfig.parse(resolved, path), path, node,
+                c -> w -> WebhookReceiver.create(w.vertx(), w.client(), name, c, w.externalUrl()));
+    }
+
+    private ReceiverSpec.Factory console(Map<Object, Object> fields, String path, String name, MappingNode node) {
+        Fields f = new Fields(fields, path);
+        f.only(Set.of("color"));
+        Object color = fields.get("color");
+        if (color != null && !(color instanceof Boolean)) {
+            f.problem("color", "expected true or false");
+        }
+        if (!f.problems().isEmpty()) {
+            problems(f.problems(), path, node);
+            return null;
+        }
+        boolean colour = Boolean.TRUE.equals(color);
+        return w -> new ConsoleReceiver(name, w.console(), colour, InstantSource.system());
+    }
+
+    private void problems(List<ConfigProblem> problems, String path, MappingNode node) {
+        for (ConfigProblem p : problems) {
+            error(place(node, p.path(), path), p.toString());
+        }
+    }
+
+    /** The node a field path names, as deep as the file has it; the receiver itself when none matches. */
+    private static Node place(MappingNode receiver, String fieldPath, String prefix) {
+        if (!fieldPath.startsWith(prefix + ".")) {
+            return receiver;
+        }
+        Node at = receiver;
+        for (String part : fieldPath.substring(prefix.length() + 1).split("\\.")) {
+            String key = part.replaceAll("\\[\\d+]$", "");
+            if (!(at instanceof MappingNode m)) {
+                break;
+            }
+            Node next = null;
+            for (NodeTuple t : m.getValue()) {
+                if (t.getKeyNode() instanceof ScalarNode k && k.getValue().equals(key)) {
+                    next = t.getValueNode() instanceof ScalarNode ? t.getKeyNode() : t.getValueNode();
+                    break;
+                }
+            }
+            if (next == null) {
+                break;
+            }
+            at = next;
+        }
+        return at;
+    }
+
+    private String text(NodeTuple entry, Node owner, String key, String missing) {
+        if (entry == null) {
+            error(owner, missing);
+            return null;
+        }
+        Node v = entry.getValueNode();
+        if (!(v instanceof ScalarNode s) || Tag.NULL.equals(s.getTag()) || s.getValue().isBlank()) {
+            error(v, "`" + key + "` must be a non-empty name");
+            return null;
+        }
+        return s.getValue();
+    }
+
+    private void error(Node node, String message) {
+        int[] p = position(node);
+        diagnostics.add(Diagnostic.error(file, p[0], p[1], message));
+    }
+
+    /** One-based line and column of a node. */
+    static int[] position(Node node) {
+        return node.getStartMark().map(m -> new int[] {m.getLine() + 1, m.getColumn() + 1}).orElse(new int[] {1, 1});
+    }
+
+    /** {@code " (did you mean `x`?)"} for the closest known name within a small edit distance, else empty. */
+    static String suggestion(String given, Collection<String> known) {
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        String lower = given.toLowerCase(Locale.ROOT);
+        for (String k : known) {
+            int d = distance(lower, k);
+            if (d < bestDistance) {
+                best = k;
+                bestDistance = d;
+            }
+        }
+        int allowed = given.length() <= 3 ? 1 : given.length() <= 8 ? 2 : 3;
+        return best != null && bestDistance <= allowed ? " (did you mean `" + best + "`?)" : "";
+    }
+
+    private static int distance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
+    }
+}

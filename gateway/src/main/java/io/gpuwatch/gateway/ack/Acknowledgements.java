@@ -1,0 +1,31 @@
+package io.gpuwatch.gateway.ack;
+
+import io.gpuwatch.gateway.store.Acknowledgement;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Who acknowledged which live alert, in memory: the latest acknowledgement per fingerprint. Owned by the
+ * gateway's event loop; entries of alerts that are no longer live are dropped by {@link #retain}.
+ */
+public final class Acknowledgements {
+    private final Map<String, Acknowledgement> byFingerprint = new HashMap<>();
+
+    /** Records {@code ack}, replacing an earlier one of the same alert. */
+    public void record(Acknowledgement ack) {
+        byFingerprint.put(ack.fingerprint(), ack);
+    }
+
+    /** The acknowledgement of the alert {@code fingerprint}, if any. */
+    public Optional<Acknowledgement> of(String fingerprint) {
+        return Optional.ofNullable(byFingerprint.get(fingerprint));
+    }
+
+    /** Forgets the acknowledgements of alerts not in {@code live}, since a new episode starts unacknowledged. */
+    public void retain(Collection<String> live) {
+        byFingerprint.keySet().retainAll(live);
+    }
+}

@@ -1,0 +1,269 @@
+package io.gpuwatch.gateway.delivery;
+
+import io.gpuwatch.gateway.group.Flush;
+import io.gpuwatch.gateway.store.AsyncStore;
+import io.gpuwatch.gateway.store.NotificationLogEntry;
+import io.gpuwatch.gateway.store.OutboxEntry;
+import io.gpuwatch.notify.DeliveryFailure;
+import io.gpuwatch.notify.Notification;
+import io.gpuwatch.notify.Receiver;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeoutException;
+import java.util.logging.Logger;
+
+/**
+ * Durable delivery: each due group becomes an outbox row per receiver, committed before the dispatcher is told
+ * it is taken; {@link #poll} claims due rows, sends each through its receiver, and completes it (with its
+ * notification-log entry, in one transaction), retries it with the store's back-off on a retryable failure
+ * (5xx, 429, timeouts, anything that is not a {@link DeliveryFailure} saying otherwise), or gives it up.
+ * Rows left pending by a killed gateway are claimed again after a restart; a group the notification log shows
+ * delivered already is not sent again. A receiver failing for longer than {@code failingAfter} raises a
+ * {@link ReceiverWatch meta-alert} sent to the fallback receiver. Owned by one Vert.x context.
+ */
+public final class OutboxSender implements Delivery {
+    private static final Logger LOG = Logger.getLogger(OutboxSender.class.getName());
+
+    private final Vertx vertx;
+    private final AsyncStore store;
+    private final Map<String, Receiver> receivers = new LinkedHashMap<>();
+    private final InstantSource clock;
+    private final Settings settings;
+    private final ReceiverWatch watch;
+    private Future<Integer> polling;
+    private boolean again;
+    private long timer = -1;
+    private long delivered;
+    private long skipped;
+    private long givenUp;
+
+    /**
+     * How the sender works: rows claimed per poll, how long a claim is held, how long one send may take before
+     * it counts as a timeout, how long a receiver may fail before the meta-alert, and where that goes
+     * ({@code fallback} null: logged only).
+     */
+    public record Settings(int batch, Duration lease, Duration sendTimeout, Duration failingAfter, String fallback) {
+        public Settings {
+            Objects.requireNonNull(lease, "lease");
+            Objects.requireNonNull(sendTimeout, "sendTimeout");
+            Objects.requireNonNull(failingAfter, "failingAfter");
+            if (batch < 1 || sendTimeout.compareTo(lease) >= 0) {
+                throw new IllegalArgumentException("outbox sender needs batch >= 1 and a send timeout shorter than "
+                        + "the lease, got " + batch + ", " + sendTimeout + " and " + lease);
+            }
+        }
+
+        /** 50 rows a poll, 5 min leases, 2 min per send, a meta-alert after 10 min to {@code fallback}. */
+        public static Settings standard(String fallback) {
+            return new Settings(50, Duration.ofMinutes(5), Duration.ofMinutes(2), Duration.ofMinutes(10), fallback);
+        }
+    }
+
+    /** Sends through {@code receivers} (by name) what {@code store}'s outbox holds; the clock dates attempts. */
+    public OutboxSender(Vertx vertx, AsyncStore store, List<Receiver> receivers, InstantSource clock,
+                        Settings settings) {
+        this.vertx = vertx;
+        this.store = store;
+        receivers.forEach(r -> this.receivers.put(r.name(), r));
+        this.clock = clock;
+        this.settings = settings;
+        this.watch = new ReceiverWatch(settings.failingAfter());
+        if (settings.fallback() != null && !this.receivers.containsKey(settings.fallback())) {
+            throw new IllegalArgumentException("the fallback receiver " + settings.fallback() + " is not configured "
+                    + "(configured: " + String.join(", ", this.receivers.keySet()) + ")");
+        }
+    }
+
+    @Override
+    public Future<Void> deliver(Receiver receiver, Flush flush) {
+        String payload = new BatchPayload(flush.reason(), flush.alerts()).encode();
+        return store.run(s -> s.outbox().enqueue(receiver.name(), flush.groupKey(), payload))
+                .<Void>mapEmpty()
+                .onSuccess(v -> poll());
+    }
+
+    /** Polls every {@code every} until {@link #stop}, starting with one poll now for rows left from before. */
+    public void start(Duration every) {
+        stop();
+        timer = vertx.setPeriodic(1, every.toMillis(), id -> poll());
+    }
+
+    /** Stops polling; rows in flight finish. */
+    public void stop() {
+        if (timer >= 0) {
+            vertx.cancelTimer(timer);
+            timer = -1;
+        }
+    }
+
+    /**
+     * Claims the due rows and settles each; completes with how many it handled. A poll asked for while one
+     * runs is folded into another right after it.
+     */
+    public Future<Integer> poll() {
+        if (polling != null) {
+            again = true;
+            return polling;
+        }
+        polling = store.run(s -> s.outbox().claim(settings.batch(), settings.lease()))
+                .compose(rows -> {
+                    Future<Void> chain = Future.succeededFuture();
+                    // in id order, so a receiver hears of one group's changes in the order they happened
+                    for (OutboxEntry row : rows) {
+                        chain = chain.transform(ignored -> settle(row));
+                    }
+                    return chain.transform(ignored -> watchReceivers()).map(v -> rows.size());
+                })
+                .onComplete(ar -> {
+                    polling = null;
+                    if (ar.failed()) {
+                        LOG.warning("outbox poll failed: " + ar.cause().getMessage());
+                    }
+                    if (again) {
+                        again = false;
+                        poll();
+                    }
+                });
+        return polling;
+    }
+
+    private Future<Void> settle(OutboxEntry row) {
+        String where = "outbox row " + row.id() + " for " + row.receiver();
+        BatchPayload payload;
+        try {
+            payload = BatchPayload.decode(row.payload(), where);
+        } catch (IllegalArgumentException e) {
+            return giveUp(row, e.getMessage());
+        }
+        Receiver receiver = receivers.get(row.receiver());
+        if (receiver == null) {
+            return giveUp(row, where + ": no receiver of that name is configured (configured: "
+                    + String.join(", ", receivers.keySet()) + ")");
+        }
+        String firing = hash(payload.alerts(), Notification.Status.FIRING);
+        String resolved = hash(payload.alerts(), Notification.Status.RESOLVED);
+        Future<Boolean> known = payload.reason() == Flush.Reason.REPEAT
+                ? Future.succeededFuture(false)
+                : store.run(s -> s.notificationLog().last(row.receiver(), row.key())
+                        .map(e -> e.covers(firing, resolved)).orElse(false));
+        return known.compose(already -> {
+            if (already) {
+                // sent before a restart and rebuilt by the ledger's recovery: the receiver has it already
+                return store.run(s -> s.outbox().complete(row)).map(ok -> {
+                    skipped++;
+                    return null;
+                });
+            }
+            return send(receiver, payload.alerts()).transform(ar -> {
+                if (ar.succeeded()) {
+                    watch.succeeded(row.receiver(), clock.instant());
+                    return store.run(s -> {
+                        if (s.outbox().complete(row)) {
+                            s.notificationLog().record(new NotificationLogEntry(row.receiver(), row.key(), firing,
+                                    resolved, clock.instant()));
+                        }
+                        return null;
+                    }).map(v -> {
+                        delivered++;
+                        return null;
+                    });
+                }
+                Throwable e = ar.cause();
+                String error = e.getMessage() == null ? e.toString() : e.getMessage();
+                watch.failed(row.receiver(), clock.instant(), error);
+                if (e instanceof DeliveryFailure f && !f.retryable()) {
+                    return giveUp(row, error);
+                }
+                return store.run(s -> s.outbox().fail(row, error, null)).map(now -> {
+                    now.filter(r -> r.state() == OutboxEntry.State.FAILED).ifPresentOrElse(
+                            r -> {
+                                givenUp++;
+                                LOG.severe(where + " given up: " + r.lastError());
+                            },
+                            () -> LOG.warning(where + " failed, will retry: " + error));
+                    return null;
+                });
+            });
+        });
+    }
+
+    private Future<Void> giveUp(OutboxEntry row, String error) {
+        return store.run(s -> s.outbox().giveUp(row, error)).map(r -> {
+            givenUp++;
+            LOG.severe("outbox row " + row.id() + " for " + row.receiver() + " given up: " + error);
+            return null;
+        });
+    }
+
+    private Future<Void> send(Receiver receiver, List<Notification> alerts) {
+        Promise<Void> done = Promise.promise();
+        long deadline = vertx.setTimer(settings.sendTimeout().toMillis(), id -> done.tryFail(new TimeoutException(
+                "receiver " + receiver.name() + " did not answer within " + settings.sendTimeout())));
+        receiver.send(alerts).onComplete(ar -> {
+            vertx.cancelTimer(deadline);
+            if (ar.succeeded()) {
+                done.tryComplete();
+            } else {
+                done.tryFail(ar.cause());
+            }
+        });
+        return done.future();
+    }
+
+    /** Queues the meta-alerts that are due for the fallback receiver, or logs them where there is none. */
+    private Future<Void> watchReceivers() {
+        Future<Void> chain = Future.succeededFuture();
+        for (Notification n : watch.due(clock.instant())) {
+            String about = n.labels().get("receiver");
+            String line = "receiver " + about + (n.status() == Notification.Status.FIRING
+                    ? " has been failing since " + n.startsAt() + ": " + n.annotations().get("description")
+                    : " has recovered");
+            String fallback = settings.fallback();
+            if (fallback == null || fallback.equals(about)) {
+                LOG.severe(line);
+                continue;
+            }
+            LOG.warning(line + "; telling " + fallback);
+            Flush.Reason reason = n.status() == Notification.Status.FIRING ? Flush.Reason.NEW_ALERTS
+                    : Flush.Reason.RESOLVED;
+            String payload = new BatchPayload(reason, List.of(n)).encode();
+            chain = chain.compose(v -> store.run(s -> s.outbox().enqueue(fallback, n.fingerprint(), payload))
+                    .<Void>mapEmpty()
+                    .onSuccess(x -> again = true));
+        }
+        return chain;
+    }
+
+    private static String hash(List<Notification> alerts, Notification.Status status) {
+        return NotificationLogEntry.hash(alerts.stream().filter(n -> n.status() == status)
+                .map(Notification::fingerprint).toList());
+    }
+
+    /** Receivers whose failing meta-alert fires now. */
+    public List<String> failingReceivers() {
+        return watch.raised();
+    }
+
+    /** Rows delivered since start. */
+    public long delivered() {
+        return delivered;
+    }
+
+    /** Rows completed without sending, because the notification log showed them delivered already. */
+    public long skipped() {
+        return skipped;
+    }
+
+    /** Rows given up on since start. */
+    public long givenUp() {
+        return givenUp;
+    }
+}

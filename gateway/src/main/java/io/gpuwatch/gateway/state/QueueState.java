@@ -1,0 +1,99 @@
+package io.gpuwatch.gateway.state;
+
+import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.protocol.MetricValues;
+import io.gpuwatch.rules.SeriesSpec;
+import io.gpuwatch.rules.scope.ScopeView;
+import io.gpuwatch.rules.scope.Series;
+
+import java.util.List;
+import java.util.Map;
+
+/** One scheduler queue, read by queue-scope rules: the scheduling readings of the `sched` frames naming it. */
+public final class QueueState implements ScopeView {
+    private final String name;
+    private final Map<String, String> identity;
+    private final WindowSet windows = new WindowSet(Metric.Source.SCHED);
+    private long lastFrameAt;
+    private long now;
+
+    QueueState(String name) {
+        this.name = name;
+        this.identity = Map.of("queue", name);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The key a rule engine tracks this queue's alert states under. */
+    public String instanceKey() {
+        return "queue/" + name;
+    }
+
+    void useSeries(List<SeriesSpec> specs) {
+        windows.useSeries(specs);
+    }
+
+    void append(long ts, MetricValues values) {
+        lastFrameAt = Math.max(lastFrameAt, ts);
+        windows.append(ts, values);
+    }
+
+    /** No frame has named it for longer than the grace period. */
+    boolean expired(long at) {
+        return at - lastFrameAt > FleetState.MEMBERSHIP_GRACE_MS;
+    }
+
+    /** Sets the evaluation time of its windows. */
+    public QueueState at(long nowMs) {
+        now = nowMs;
+        windows.at(nowMs);
+        return this;
+    }
+
+    long retainedBytes() {
+        return windows.retainedBytes();
+    }
+
+    @Override
+    public long now() {
+        return now;
+    }
+
+    @Override
+    public String label(String key) {
+        return key.equals("queue") ? name : null;
+    }
+
+    @Override
+    public Map<String, String> identity() {
+        return identity;
+    }
+
+    @Override
+    public Series series(int seriesId) {
+        return windows.holds(seriesId) ? windows.window(seriesId) : Series.EMPTY;
+    }
+
+    @Override
+    public int countEvents(String kind, int code, long windowMs) {
+        return 0;
+    }
+
+    @Override
+    public List<String> distinctEvents(String kind, int code, long windowMs) {
+        return List.of();
+    }
+
+    /** Milliseconds since the latest `sched` frame naming the queue. */
+    @Override
+    public long silentForMs() {
+        return Math.max(0, now - lastFrameAt);
+    }
+
+    @Override
+    public boolean allocated() {
+        return false;
+    }
+}

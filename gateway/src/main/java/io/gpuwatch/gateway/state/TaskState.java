@@ -1,0 +1,215 @@
+package io.gpuwatch.gateway.state;
+
+import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.protocol.MetricValues;
+import io.gpuwatch.rules.SeriesSpec;
+import io.gpuwatch.rules.scope.BaselineStat;
+import io.gpuwatch.rules.scope.ScopeView;
+import io.gpuwatch.rules.scope.Series;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One task, read by task-scope rules: its application readings in windows of its own, and the cards attributed to
+ * it (by a process on the card or by a scheduler listing) pooled. A card leaves once its latest attribution is
+ * older than {@link FleetState#MEMBERSHIP_GRACE_MS}.
+ */
+public final class TaskState implements ScopeView {
+    private final FleetState fleet;
+    private final String name;
+    private final WindowSet app = new WindowSet(Metric.Source.APP);
+    private final Map<CardState, Long> attributed = new IdentityHashMap<>();
+    private final List<CardState> members = new ArrayList<>();
+    private PooledSeries[] pooled = new PooledSeries[0];
+    private Map<String, String> identity;
+    private String business;
+    private String owner;
+    private String queue;
+    private long lastHeardAt;
+    private long now;
+
+    TaskState(FleetState fleet, String name) {
+        this.fleet = fleet;
+        this.name = name;
+        this.identity = Map.of("task", name);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The business the task belongs to, as its latest app frame, listing or process said; null when unknown. */
+    public String business() {
+        return business;
+    }
+
+    /** The key a rule engine tracks this task's alert states under. */
+    public String instanceKey() {
+        return "task/" + name;
+    }
+
+    /** The cards that belong to the task now. */
+    public List<CardState> cards() {
+        return Collections.unmodifiableList(members);
+    }
+
+    void useSeries(List<SeriesSpec> specs) {
+        app.useSeries(specs);
+        PooledSeries[] next = new PooledSeries[specs.size()];
+        for (SeriesSpec spec : specs) {
+            next[spec.id()] = new PooledSeries(members, spec.id());
+        }
+        pooled = next;
+    }
+
+    /** The card runs a process of this task, or a scheduler lists it for the task, at {@code ts}. */
+    void attribute(CardState card, long ts, String owner, String business) {
+        if (attributed.put(card, ts) == null) {
+            members.add(card);
+        }
+        heard(ts, owner, business);
+    }
+
+    /** Application readings of the task at {@code ts}. */
+    void app(long ts, MetricValues values, String business) {
+        app.append(ts, values);
+        heard(ts, null, business);
+    }
+
+    /** A scheduler frame listed the task in {@code queue}. */
+    void scheduled(long ts, String queue, String owner, String business) {
+        this.queue = queue;
+        heard(ts, owner, business);
+    }
+
+    private void heard(long ts, String newOwner, String newBusiness) {
+        lastHeardAt = Math.max(lastHeardAt, ts);
+        if (newOwner != null) {
+            owner = newOwner;
+        }
+        if (newBusiness != null && !newBusiness.equals(business)) {
+            business = newBusiness;
+            Map<String, String> id = new LinkedHashMap<>();
+            id.put("task", name);
+            id.put("business", business);
+            identity = Map.copyOf(id);
+        }
+    }
+
+    /** Cards whose latest attribution is older than the grace period leave; a card dropped by its node too. */
+    void prune(long at) {
+        if (attributed.isEmpty()) {
+            return;
+        }
+        boolean left = attributed.entrySet().removeIf(e -> at - e.getValue() > FleetState.MEMBERSHIP_GRACE_MS
+                || e.getKey().node().card(e.getKey().uuid()) != e.getKey());
+        if (left) {
+            members.removeIf(c -> !attributed.containsKey(c));
+        }
+    }
+
+    /** Without cards and without a word about it for longer than the grace period. */
+    boolean expired(long at) {
+        return members.isEmpty() && at - lastHeardAt > FleetState.MEMBERSHIP_GRACE_MS;
+    }
+
+    /** Sets the evaluation time for the task, its windows and its cards, after letting stale cards leave. */
+    public TaskState at(long nowMs) {
+        prune(nowMs);
+        this.now = nowMs;
+        app.at(nowMs);
+        for (CardState card : members) {
+            card.at(nowMs);
+        }
+        return this;
+    }
+
+    long retainedBytes() {
+        return app.retainedBytes();
+    }
+
+    @Override
+    public long now() {
+        return now;
+    }
+
+    @Override
+    public String label(String key) {
+        return switch (key) {
+            case "task" -> name;
+            case "owner" -> owner;
+            case "business" -> business;
+            case "queue" -> queue;
+            default -> null;
+        };
+    }
+
+    @Override
+    public Map<String, String> identity() {
+        return identity;
+    }
+
+    @Override
+    public Series series(int seriesId) {
+        if (app.holds(seriesId)) {
+            return app.window(seriesId);
+        }
+        return seriesId >= 0 && seriesId < pooled.length ? pooled[seriesId] : Series.EMPTY;
+    }
+
+    @Override
+    public int countEvents(String kind, int code, long windowMs) {
+        return MemberEvents.count(members, kind, code, windowMs);
+    }
+
+    @Override
+    public List<String> distinctEvents(String kind, int code, long windowMs) {
+        return MemberEvents.distinct(members, kind, code, windowMs);
+    }
+
+    /** Milliseconds since the task was last heard of: an app frame, a listing or a sample of one of its cards. */
+    @Override
+    public long silentForMs() {
+        return Math.max(0, now - lastHeardAt);
+    }
+
+    @Override
+    public boolean allocated() {
+        for (CardState card : members) {
+            if (card.allocated()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public List<? extends ScopeView> members() {
+        return members;
+    }
+
+    /** The baseline of the task's business; unknown while the task's business is. */
+    @Override
+    public double baseline(int seriesId, BaselineStat stat, double k) {
+        return fleet.baseline(business, seriesId, stat, k, now, series(seriesId));
+    }
+
+    static Collection<CardState> cardsOf(Collection<TaskState> tasks) {
+        Map<CardState, Boolean> seen = new IdentityHashMap<>();
+        List<CardState> out = new ArrayList<>();
+        for (TaskState t : tasks) {
+            for (CardState c : t.members) {
+                if (seen.put(c, Boolean.TRUE) == null) {
+                    out.add(c);
+                }
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,81 @@
+package io.gpuwatch.gateway.state;
+
+import io.gpuwatch.gateway.window.MetricWindow;
+import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.protocol.MetricValues;
+import io.gpuwatch.rules.SeriesSpec;
+
+import java.util.List;
+
+/**
+ * The windows of a task or queue over the raw series of one metric source (application or scheduling readings);
+ * series of other sources have no window here ({@link #window} gives null), since the scope pools or lacks them.
+ */
+final class WindowSet {
+    private final Metric.Source source;
+    private List<SeriesSpec> specs = List.of();
+    private MetricWindow[] windows = new MetricWindow[0];
+
+    WindowSet(Metric.Source source) {
+        this.source = source;
+    }
+
+    /** Switches to a new rule set's series; windows of series that stay keep their data. */
+    void useSeries(List<SeriesSpec> next) {
+        MetricWindow[] nextWindows = new MetricWindow[next.size()];
+        for (SeriesSpec spec : next) {
+            if (spec.metric() == null || spec.metric().source() != source) {
+                continue;
+            }
+            MetricWindow kept = null;
+            for (SeriesSpec old : specs) {
+                MetricWindow w = windows[old.id()];
+                if (w != null && old.name().equals(spec.name()) && old.windowMs() >= spec.windowMs()
+                        && (w.keepsTransitions() || !spec.transitions())) {
+                    kept = w;
+                }
+            }
+            nextWindows[spec.id()] = kept != null ? kept
+                    : new MetricWindow(FleetState.shapeFor(spec), spec.transitions());
+        }
+        specs = List.copyOf(next);
+        windows = nextWindows;
+    }
+
+    /** True when the series of this id is one this set keeps a window for. */
+    boolean holds(int id) {
+        return id >= 0 && id < windows.length && windows[id] != null;
+    }
+
+    MetricWindow window(int id) {
+        return windows[id];
+    }
+
+    void append(long ts, MetricValues values) {
+        for (SeriesSpec spec : specs) {
+            MetricWindow w = windows[spec.id()];
+            if (w != null) {
+                w.append(ts, values.get(spec.metric()));
+            }
+        }
+        at(ts);
+    }
+
+    void at(long now) {
+        for (MetricWindow w : windows) {
+            if (w != null) {
+                w.at(now);
+            }
+        }
+    }
+
+    long retainedBytes() {
+        long total = 0;
+        for (MetricWindow w : windows) {
+            if (w != null) {
+                total += w.retainedBytes();
+            }
+        }
+        return total;
+    }
+}
