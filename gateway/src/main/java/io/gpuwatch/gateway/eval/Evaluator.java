@@ -103,17 +103,13 @@ public final class Evaluator {
         evaluations++;
     }
 
-    /** An {@code app} frame relayed by {@code node}: runs its task's rules and those of the task's business. */
+    /**
+     * An {@code app} frame relayed by {@code node}: runs its task's rules at once. The business's rules wait for
+     * the tick, since rebuilding every business's membership on each of thousands of app frames a second was
+     * what limited a 10,000-card gateway (bench fleet); business rules are digests, not pages.
+     */
     public void app(String node, App app, long now) {
-        TaskState t = fleet.app(node, app, now);
-        task(t, now);
-        if (t.business() != null) {
-            for (BusinessState b : fleet.businesses(now)) {
-                if (b.name().equals(t.business())) {
-                    business(b, now);
-                }
-            }
-        }
+        task(fleet.app(node, app, now), now);
     }
 
     /** A {@code sched} frame relayed by {@code node}: runs its queue's rules and those of every task it lists. */
