@@ -56,8 +56,9 @@ final class GatewayCommand implements Callable<Integer> {
     int maxFramesPerSecond;
 
     @Option(names = "--data-dir", paramLabel = "DIR",
-            description = "where learned baselines are kept (DIR/baselines.jsonl, written every 5 minutes and on "
-                    + "stop, read at start); without it they are learned in memory only and lost on restart")
+            description = "where alerts, pending notifications and what was sent (DIR/gpuwatch.mv.db, on disk "
+                    + "before acted on) and learned baselines (DIR/baselines.jsonl, written every 5 minutes and on "
+                    + "stop) are kept, read at start; without it all of them are in memory only and lost on restart")
     Path dataDir;
 
     @Mixin

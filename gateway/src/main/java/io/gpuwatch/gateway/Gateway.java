@@ -4,6 +4,7 @@ import io.gpuwatch.gateway.ack.Acknowledgements;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.baseline.BaselineKeeper;
 import io.gpuwatch.gateway.delivery.Dispatcher;
+import io.gpuwatch.gateway.delivery.OutboxSender;
 import io.gpuwatch.gateway.eval.Evaluator;
 import io.gpuwatch.gateway.http.ApiRoutes;
 import io.gpuwatch.gateway.ingest.FrameSink;
@@ -11,12 +12,16 @@ import io.gpuwatch.gateway.ingest.IngestCounters;
 import io.gpuwatch.gateway.ingest.ProbeEndpoint;
 import io.gpuwatch.gateway.ledger.AlertLedger;
 import io.gpuwatch.gateway.ledger.MemoryLedger;
+import io.gpuwatch.gateway.ledger.PersistentLedger;
 import io.gpuwatch.gateway.reload.ReloadStatus;
 import io.gpuwatch.gateway.reload.RuleFiles;
 import io.gpuwatch.gateway.reload.RuleReloader;
 import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.state.CardState;
 import io.gpuwatch.gateway.state.FleetState;
+import io.gpuwatch.gateway.store.AsyncStore;
+import io.gpuwatch.gateway.store.Backoff;
+import io.gpuwatch.gateway.store.StoreException;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.protocol.App;
 import io.gpuwatch.protocol.Event;
@@ -33,6 +38,8 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 
+import java.nio.file.Path;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
@@ -43,15 +50,19 @@ import java.util.logging.Logger;
  * The gateway verticle: probe ingest, fleet state, rule evaluation, the alert ledger and delivery, all on this
  * verticle's event loop, so state needs no locks. Receivers run their own I/O asynchronously. Rules loaded
  * from files can be reloaded while it runs ({@link #reloader()}); a reload swaps them in one event-loop task.
+ * With a data directory, the alert ledger and the outbox live in the store {@code DIR/gpuwatch.mv.db}, so a
+ * gateway killed at any moment comes back with its live alerts and pending notifications.
  */
 public final class Gateway extends VerticleBase implements FrameSink {
     private static final Logger LOG = Logger.getLogger(Gateway.class.getName());
+    private static final int HISTORY_LIMIT = 10_000;
+    private static final Duration OUTBOX_POLL = Duration.ofSeconds(1);
 
     private final GatewayConfig config;
     private final Supplier<TokenFile> tokens;
     private final InstantSource clock;
     private final FleetState fleet = new FleetState();
-    private final AlertLedger ledger;
+    private AlertLedger ledger;
     private final Dispatcher dispatcher;
     private final List<Receiver> receivers;
     private final Acknowledgements acknowledgements = new Acknowledgements();
@@ -62,6 +73,8 @@ public final class Gateway extends VerticleBase implements FrameSink {
     private Evaluator evaluator;
     private ProbeEndpoint probes;
     private HttpServer server;
+    private AsyncStore store;
+    private OutboxSender outbox;
     private volatile boolean ready;
 
     /** A gateway running a fixed rule set, with nothing to reload. */
@@ -92,7 +105,7 @@ public final class Gateway extends VerticleBase implements FrameSink {
         this.ruleFiles = ruleFiles;
         this.tokens = tokens;
         this.clock = clock;
-        this.ledger = new MemoryLedger(10_000, config.externalUrl());
+        this.ledger = new MemoryLedger(HISTORY_LIMIT, config.externalUrl());
         this.receivers = List.copyOf(receivers);
         this.dispatcher = routing == null ? Dispatcher.broadcast(receivers, clock)
                 : new Dispatcher(routing, receivers, clock);
@@ -124,7 +137,8 @@ public final class Gateway extends VerticleBase implements FrameSink {
         // handler is set, which then has nothing left to do
         baselines = new BaselineKeeper(context, config.dataDir());
         Future<Void> restored = baselines.start(fleet.baselines());
-        return Future.all(watching, restored).compose(v -> vertx.createHttpServer(options).requestHandler(router)
+        Future<Void> durable = config.dataDir() == null ? Future.succeededFuture() : openStore(config.dataDir());
+        return Future.all(watching, restored, durable).compose(v -> vertx.createHttpServer(options).requestHandler(router)
                         .webSocketHandshakeHandler(probes::handshake).webSocketHandler(ws -> { })
                         .listen(config.port()))
                 .onSuccess(s -> {
@@ -132,7 +146,42 @@ public final class Gateway extends VerticleBase implements FrameSink {
                     ready = true;
                     LOG.info("gateway listening on " + config.host() + ":" + s.actualPort() + " with "
                             + ReloadStatus.count(rules.rules().size()));
-                });
+                })
+                .onFailure(e -> closeStore());
+    }
+
+    /**
+     * Opens the store, loads the live alerts back into a persistent ledger, routes every due group through the
+     * outbox and rebuilds the groups from the live alerts, all before the first probe can connect, so nothing
+     * recovered is paged again unless the notification log says it was never delivered.
+     */
+    private Future<Void> openStore(Path dir) {
+        return AsyncStore.open(vertx, dir.resolve("gpuwatch"), clock, Backoff.standard())
+                .compose(opened -> {
+                    store = opened;
+                    return PersistentLedger.open(opened, HISTORY_LIMIT, config.externalUrl());
+                })
+                .map(persistent -> {
+                    outbox = new OutboxSender(vertx, store, receivers, clock, OutboxSender.Settings.standard(null));
+                    dispatcher.deliverThrough(outbox);
+                    ledger = persistent;
+                    persistent.recover(dispatcher::dispatch);
+                    outbox.start(OUTBOX_POLL);
+                    return (Void) null;
+                })
+                // the store's message names the file and what to do about it; the CLI prints a root cause, which
+                // would be H2's bare reason
+                .recover(e -> Future.failedFuture(e instanceof StoreException ? new StoreException(e.getMessage()) : e));
+    }
+
+    /** A gateway that did not start lets go of its store, so a retry in this process can open it again. */
+    private void closeStore() {
+        if (outbox != null) {
+            outbox.stop();
+        }
+        if (store != null) {
+            store.close();
+        }
     }
 
     @Override
@@ -141,8 +190,12 @@ public final class Gateway extends VerticleBase implements FrameSink {
         if (reloader != null) {
             reloader.stop();
         }
+        if (outbox != null) {
+            outbox.stop();
+        }
         Future<Void> saved = baselines == null ? Future.succeededFuture() : baselines.stop(fleet.baselines());
-        return saved.compose(v -> server == null ? Future.succeededFuture() : server.close());
+        return saved.compose(v -> server == null ? Future.succeededFuture() : server.close())
+                .compose(v -> store == null ? Future.succeededFuture() : store.close());
     }
 
     /** The port actually bound, once started. */

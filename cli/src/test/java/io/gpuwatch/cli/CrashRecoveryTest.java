@@ -1,0 +1,241 @@
+package io.gpuwatch.cli;
+
+import io.gpuwatch.probe.scenario.ScenarioLoad;
+import io.gpuwatch.probe.scenario.ScenarioLoader;
+import io.gpuwatch.probe.sim.SimFleet;
+import io.gpuwatch.probe.uplink.Backoff;
+import io.gpuwatch.probe.uplink.Uplink;
+import io.gpuwatch.probe.uplink.UplinkConfig;
+import io.gpuwatch.protocol.Event;
+import io.gpuwatch.protocol.Hello;
+import io.gpuwatch.protocol.Sample;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A real gateway process on a data directory, killed with SIGKILL and started again: the alert it paged is
+ * still firing and is not paged again, and a page it could not deliver before the kill goes out once after it.
+ */
+@ExtendWith(VertxExtension.class)
+class CrashRecoveryTest {
+    private static final String TOKEN = "crash-token";
+    private static final String SCENARIO = """
+            name: crash
+            nodes: 1
+            cardsPerNode: 1
+            nodePrefix: gpu-
+            seed: 3
+            """;
+
+    @TempDir
+    Path dir;
+
+    private final List<Process> gateways = new CopyOnWriteArrayList<>();
+    private final List<Arrival> arrivals = new CopyOnWriteArrayList<>();
+    private final HttpClient http = HttpClient.newHttpClient();
+    private volatile int hookStatus = 200;
+    private SimFleet fleet;
+
+    /** One POST the webhook got and the status it answered. */
+    private record Arrival(int answered, JsonObject body) {
+        boolean acceptedFiringPage() {
+            return answered == 200 && "firing".equals(body.getString("status"));
+        }
+    }
+
+    @AfterEach
+    void killGateways() {
+        gateways.forEach(p -> p.toHandle().destroyForcibly());
+    }
+
+    @Test
+    void anAlertPagedBeforeAKillIsStillFiringAfterTheRestartAndIsNotPagedAgain(Vertx vertx) throws Exception {
+        int hookPort = startHook(vertx);
+        int port = freePort();
+        Path data = dir.resolve("data");
+        Path tokens = tokenFile();
+
+        Process first = startGateway(port, tokens, data, hookPort, "first");
+        Uplink probe = connectProbe(vertx, port);
+        String uuid = sendXid79(probe);
+        waitFor(() -> pages() >= 1, 10_000, "the XID 79 page at the webhook");
+        waitFor(() -> probe.stats().ackedSeq() >= probe.stats().lastSeq(), 5_000, "the gateway's ack of the event");
+        // the kill must land after the delivery's completion commits: a kill between the receiver's 200 and that
+        // commit is the one documented window that sends twice, left to the receivers' dedup keys
+        Thread.sleep(1000);
+        kill(first);
+
+        startGateway(port, tokens, data, hookPort, "second");
+        JsonArray live = liveAlerts(port);
+        assertEquals(1, live.size(), "the alert survives the kill: " + live.encodePrettily());
+        JsonObject alert = live.getJsonObject(0);
+        assertEquals("xid-fallen-off-bus", alert.getString("rule"));
+        assertEquals("firing", alert.getString("state"));
+        assertEquals(uuid, alert.getJsonObject("labels").getString("uuid"));
+
+        waitFor(() -> probe.stats().connected() && probe.stats().reconnects() > 0, 15_000, "the probe's reconnect");
+        probe.send(fleetSample(probe));
+        // nothing marks "will not resend"; watching the webhook for a while after the restart is the check
+        Thread.sleep(3000);
+        assertEquals(1, pages(), "no second page for the alert already paged: " + arrivals);
+        await(probe.close());
+    }
+
+    @Test
+    void aPageTheWebhookRefusedBeforeTheKillArrivesOnceAfterTheRestart(Vertx vertx) throws Exception {
+        hookStatus = 503;
+        int hookPort = startHook(vertx);
+        int port = freePort();
+        Path data = dir.resolve("data");
+        Path tokens = tokenFile();
+
+        Process first = startGateway(port, tokens, data, hookPort, "first");
+        Uplink probe = connectProbe(vertx, port);
+        sendXid79(probe);
+        waitFor(() -> probe.stats().ackedSeq() >= probe.stats().lastSeq(), 5_000, "the gateway's ack of the event");
+        waitFor(() -> !arrivals.isEmpty(), 10_000, "a delivery attempt the webhook refuses");
+        kill(first);
+        assertEquals(0, pages(), "the webhook accepted nothing before the kill");
+
+        hookStatus = 200;
+        startGateway(port, tokens, data, hookPort, "second");
+        waitFor(() -> pages() >= 1, 10_000, "the page left pending by the killed gateway");
+        Thread.sleep(3000);
+        assertEquals(1, pages(), "the pending page goes out exactly once: " + arrivals);
+        JsonObject labels = arrivals.stream().filter(Arrival::acceptedFiringPage).findFirst().orElseThrow()
+                .body().getJsonArray("alerts").getJsonObject(0).getJsonObject("labels");
+        assertEquals("xid-fallen-off-bus", labels.getString("alertname"));
+        await(probe.close());
+    }
+
+    private long pages() {
+        return arrivals.stream().filter(Arrival::acceptedFiringPage).count();
+    }
+
+    private int startHook(Vertx vertx) throws Exception {
+        HttpServer hook = await(vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(b -> {
+            int status = hookStatus;
+            arrivals.add(new Arrival(status, b.toJsonObject()));
+            req.response().setStatusCode(status).end();
+        })).listen(0, "127.0.0.1"));
+        return hook.actualPort();
+    }
+
+    private Process startGateway(int port, Path tokens, Path data, int hookPort, String name) throws Exception {
+        Path log = dir.resolve("gateway-" + name + ".log");
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "gateway",
+                "--listen", "127.0.0.1:" + port, "--rules", "../examples/rules", "--reload-interval", "0",
+                "--tokens", tokens.toString(), "--data-dir", data.toString(),
+                "--webhook", "http://127.0.0.1:" + hookPort + "/hook", "--no-console")
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        gateways.add(p);
+        waitFor(() -> ready(port) || !p.isAlive(), 20_000, "the " + name + " gateway to be ready");
+        assertTrue(p.isAlive(), "the " + name + " gateway exited: " + Files.readString(log));
+        return p;
+    }
+
+    private boolean ready(int port) {
+        try {
+            return get(port, "/-/ready").statusCode() == 200;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private HttpResponse<String> get(int port, String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private JsonArray liveAlerts(int port) throws Exception {
+        HttpResponse<String> r = get(port, "/api/v1/alerts");
+        assertEquals(200, r.statusCode(), r.body());
+        return new JsonObject(r.body()).getJsonArray("alerts");
+    }
+
+    private static void kill(Process p) throws Exception {
+        p.toHandle().destroyForcibly();
+        assertTrue(p.waitFor(10, TimeUnit.SECONDS), "the killed gateway is gone");
+    }
+
+    private Uplink connectProbe(Vertx vertx, int port) throws Exception {
+        ScenarioLoad load = ScenarioLoader.parse("crash.yaml", SCENARIO);
+        fleet = new SimFleet(assertInstanceOf(ScenarioLoad.Loaded.class, load).scenario(), System.currentTimeMillis());
+        Hello hello = fleet.hello("gpu-0");
+        Uplink uplink = new Uplink(vertx,
+                // retries at most a second apart, so it is back soon after the restart
+                UplinkConfig.of("127.0.0.1", port, TOKEN).withBackoff(new Backoff(200, 1000)), hello);
+        await(uplink.start());
+        return uplink;
+    }
+
+    private Sample fleetSample(Uplink probe) {
+        return fleet.sample(probe.node(), System.currentTimeMillis());
+    }
+
+    /** Sends a sample and an XID 79 on the node's only card; returns that card's uuid. */
+    private String sendXid79(Uplink probe) {
+        String uuid = fleet.hello(probe.node()).cards().get(0).uuid();
+        probe.send(fleetSample(probe));
+        probe.send(new Event(0, System.currentTimeMillis(), uuid, "xid", 79, "GPU has fallen off the bus", null));
+        return uuid;
+    }
+
+    private Path tokenFile() throws Exception {
+        byte[] hash = MessageDigest.getInstance("SHA-256").digest(TOKEN.getBytes(StandardCharsets.UTF_8));
+        Path file = dir.resolve("tokens");
+        Files.writeString(file, "sha256:" + HexFormat.of().formatHex(hash) + " gpu-*\n");
+        return file;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static <T> T await(Future<T> f) throws Exception {
+        return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    private static void waitFor(BooleanSupplier condition, long timeoutMs, String what) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.currentTimeMillis() < deadline, "timed out waiting for " + what);
+            Thread.sleep(50);
+        }
+    }
+}
