@@ -204,17 +204,19 @@ final class ProbeCommand implements Callable<Integer> {
             runner.tap(rec::record);
         }
         CountDownLatch done = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        Thread hook = new Thread(() -> {
             Stop.quietly(runner.close(), vertx);
             closeTrace(writer, err);
             done.countDown();
-        }, "gpuwatch-shutdown"));
+        }, "gpuwatch-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
         runner.start();
         err.println("probe: " + sc.nodes() + " simulated nodes × " + sc.cardsPerNode() + " cards → " + gateway
                 + (record != null ? ", recording to " + record : ""));
         err.flush();
         runner.finished().onComplete(v -> done.countDown());
         done.await();
+        unhook(hook);
         Stop.quietly(runner.close(), vertx);
         closeTrace(writer, err);
         return 0;
@@ -241,11 +243,12 @@ final class ProbeCommand implements Callable<Integer> {
         if (!keepBootIds) {
             runner.bootSuffix("replay-" + Long.toString(clock.getAsLong(), 36));
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> Stop.quietly(runner.close().mapEmpty(), vertx),
-                "gpuwatch-shutdown"));
+        Thread hook = new Thread(() -> Stop.quietly(runner.close().mapEmpty(), vertx), "gpuwatch-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
         err.println("probe: replaying " + source.replay + " at " + pace + " → " + gateway);
         err.flush();
         ReplayReport report = runner.run().toCompletionStage().toCompletableFuture().get();
+        unhook(hook);
         err.println(report.summary());
         err.flush();
         Stop.quietly(Future.succeededFuture(), vertx);
@@ -403,6 +406,15 @@ final class ProbeCommand implements Callable<Integer> {
         } catch (UnknownHostException e) {
             String env = System.getenv("HOSTNAME");
             return env == null || env.isBlank() ? "localhost" : env;
+        }
+    }
+
+    /** A run that ended by itself needs no shutdown hook, which would otherwise close a closed Vert.x at exit. */
+    private static void unhook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook is running or about to: it does the closing
         }
     }
 
