@@ -10,6 +10,7 @@ import io.gpuwatch.gateway.http.ApiRoutes;
 import io.gpuwatch.gateway.ingest.FrameSink;
 import io.gpuwatch.gateway.ingest.IngestCounters;
 import io.gpuwatch.gateway.ingest.ProbeEndpoint;
+import io.gpuwatch.gateway.ledger.Alert;
 import io.gpuwatch.gateway.ledger.AlertLedger;
 import io.gpuwatch.gateway.ledger.MemoryLedger;
 import io.gpuwatch.gateway.ledger.PersistentLedger;
@@ -166,6 +167,14 @@ public final class Gateway extends VerticleBase implements FrameSink {
                     dispatcher.deliverThrough(outbox);
                     ledger = persistent;
                     persistent.recover(dispatcher::dispatch);
+                    for (Alert a : persistent.live()) {
+                        // the engine forgot its state in the crash; without it the alert would never resolve
+                        if (!evaluator.restore(a.rule(), a.labels(), a.activeSince())) {
+                            LOG.warning("alert " + a.rule() + " " + a.labels() + " came back from the store, but its"
+                                    + " rule is not loaded or its labels name no instance, so it stays live"
+                                    + " (it resolves only if that rule comes back)");
+                        }
+                    }
                     outbox.start(OUTBOX_POLL);
                     return (Void) null;
                 })

@@ -36,6 +36,7 @@ public final class Evaluator {
     private final FleetState fleet;
     private final RuleEngine engine;
     private final Consumer<Transition> sink;
+    private RuleSet rules;
     private final Map<CardState, CardSlot> cards = new IdentityHashMap<>();
     private long evaluations;
     private int disabledLogged;
@@ -60,6 +61,7 @@ public final class Evaluator {
         this.fleet = fleet;
         this.engine = engine;
         this.sink = sink;
+        this.rules = rules;
         fleet.useSeries(rules.series());
         fleet.useBaselines(rules.baselined());
     }
@@ -70,9 +72,30 @@ public final class Evaluator {
      */
     public void replace(RuleSet next, long now) {
         engine.replace(next, now, sink);
+        rules = next;
         fleet.useSeries(next.series());
         fleet.useBaselines(next.baselined());
         disabledLogged = 0;
+    }
+
+    /**
+     * Takes back an alert a restarted gateway found firing in its store, so the engine resolves it when its
+     * condition is over and does not fire it again meanwhile. The instance is rebuilt from the alert's labels
+     * ({@code node}, {@code uuid}, {@code task}, {@code business}, {@code queue}, as the scope's identity gives
+     * them); false when the rule is gone or the labels do not name an instance.
+     */
+    public boolean restore(String ruleName, Map<String, String> labels, long activeSince) {
+        ScopeKind kind = rules.rules().stream().filter(r -> r.name().equals(ruleName)).map(r -> r.scope())
+                .findFirst().orElse(null);
+        String key = kind == null ? null : switch (kind) {
+            case CARD -> labels.containsKey("node") && labels.containsKey("uuid")
+                    ? "card/" + labels.get("node") + "/" + labels.get("uuid") : null;
+            case NODE -> labels.containsKey("node") ? "node/" + labels.get("node") : null;
+            case TASK -> labels.containsKey("task") ? "task/" + labels.get("task") : null;
+            case BUSINESS -> labels.containsKey("business") ? "business/" + labels.get("business") : null;
+            case QUEUE -> labels.containsKey("queue") ? "queue/" + labels.get("queue") : null;
+        };
+        return key != null && engine.restore(ruleName, key, activeSince);
     }
 
     public RuleEngine engine() {

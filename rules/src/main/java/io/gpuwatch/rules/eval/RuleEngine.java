@@ -300,6 +300,24 @@ public final class RuleEngine {
         return counts;
     }
 
+    /**
+     * Takes back an alert that fired before a restart: {@code ruleName} starts out FIRING for the instance since
+     * {@code activeSince}, so the next evaluations keep it firing without a new notification or resolve it through
+     * the usual path ({@code keep_firing_for} included), instead of the alert staying live for ever. Returns false,
+     * changing nothing, for a rule that is not loaded (the caller resolves that alert itself).
+     */
+    public boolean restore(String ruleName, String instanceKey, long activeSince) {
+        boolean loaded = set.rules().stream().anyMatch(r -> r.name().equals(ruleName));
+        if (!loaded) {
+            return false;
+        }
+        Slot slot = new Slot();
+        slot.state = AlertState.FIRING;
+        slot.activeSince = activeSince;
+        instances.computeIfAbsent(instanceKey, k -> new HashMap<>()).put(ruleName, slot);
+        return true;
+    }
+
     /** The current state of a rule for an instance. */
     public AlertState state(String ruleName, String instanceKey) {
         Map<String, Slot> slots = instances.get(instanceKey);
