@@ -1,6 +1,7 @@
 package io.gpuwatch.notify.render;
 
 import io.gpuwatch.notify.Notification;
+import io.gpuwatch.notify.config.Fields;
 
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
@@ -41,6 +42,27 @@ public final class Template {
     }
 
     /** Compiles a template; an {@link IllegalArgumentException} says what is wrong with it, in words for users. */
+    /**
+     * The template source in field {@code key} of {@code f}, checked by compiling it; {@code fallback} when the
+     * field is absent, null with a problem recorded in {@code f} when it does not compile.
+     */
+    public static String read(Fields f, String key, String fallback) {
+        if (!f.has(key)) {
+            return fallback;
+        }
+        String source = f.string(key, true);
+        if (source == null) {
+            return null;
+        }
+        try {
+            compile(source);
+            return source;
+        } catch (IllegalArgumentException e) {
+            f.problem(key, e.getMessage());
+            return null;
+        }
+    }
+
     public static Template compile(String source) {
         if (source == null) {
             throw new IllegalArgumentException("a template needs text");

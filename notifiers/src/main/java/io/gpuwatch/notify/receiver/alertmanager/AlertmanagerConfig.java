@@ -2,6 +2,7 @@ package io.gpuwatch.notify.receiver.alertmanager;
 
 import io.gpuwatch.notify.Redaction;
 import io.gpuwatch.notify.config.Fields;
+import io.gpuwatch.notify.http.HttpUrls;
 import io.gpuwatch.notify.config.Parsed;
 import io.gpuwatch.notify.receiver.webhook.HttpAuth;
 import io.gpuwatch.notify.retry.RetryPolicy;
@@ -9,8 +10,6 @@ import io.gpuwatch.notify.secret.Secret;
 import io.gpuwatch.notify.secret.SecretSource;
 
 import java.net.URI;
-import java.net.URISyntaxException;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -110,23 +109,13 @@ public record AlertmanagerConfig(String url, HttpAuth auth, long firingValidityM
         }
     }
 
-    /** Null when the URL is an absolute http(s) URL with a host; else what is wrong with it. */
+    /** Null when the base URL is an absolute http(s) URL with a host and no query; else what is wrong. */
     static String urlProblem(String url) {
-        if (url == null || url.isBlank()) {
-            return "is required";
+        String bad = HttpUrls.problem(url);
+        if (bad != null) {
+            return bad;
         }
-        try {
-            URI uri = new URI(url);
-            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-            if (!scheme.equals("http") && !scheme.equals("https")) {
-                return "must start with http:// or https:// (got " + Redaction.url(url) + ")";
-            }
-            if (uri.getHost() == null) {
-                return "has no host (got " + Redaction.url(url) + ")";
-            }
-            return uri.getRawQuery() == null ? null : "must not have a query string (got " + Redaction.url(url) + ")";
-        } catch (URISyntaxException e) {
-            return "is not a valid URL (" + e.getReason() + " at index " + e.getIndex() + ")";
-        }
+        return URI.create(url).getRawQuery() == null ? null
+                : "must not have a query string (got " + Redaction.url(url) + ")";
     }
 }

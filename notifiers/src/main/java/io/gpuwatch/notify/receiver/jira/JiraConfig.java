@@ -1,7 +1,7 @@
 package io.gpuwatch.notify.receiver.jira;
 
-import io.gpuwatch.notify.Redaction;
 import io.gpuwatch.notify.config.Fields;
+import io.gpuwatch.notify.http.HttpUrls;
 import io.gpuwatch.notify.config.Parsed;
 import io.gpuwatch.notify.receiver.webhook.HttpAuth;
 import io.gpuwatch.notify.render.Template;
@@ -9,8 +9,6 @@ import io.gpuwatch.notify.retry.RetryPolicy;
 import io.gpuwatch.notify.secret.Secret;
 import io.gpuwatch.notify.secret.SecretSource;
 
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -54,7 +52,7 @@ public record JiraConfig(String url, int apiVersion, String project, String issu
             "priorities", "timeoutMs", "maxAttempts", "initialBackoffMs", "maxBackoffMs");
 
     public JiraConfig {
-        String bad = urlProblem(url);
+        String bad = HttpUrls.problem(url);
         if (bad != null) {
             throw new IllegalArgumentException("url " + bad);
         }
@@ -110,17 +108,17 @@ public record JiraConfig(String url, int apiVersion, String project, String issu
         Fields f = new Fields(map, path);
         f.only(FIELDS);
         String url = f.string("url", true);
-        if (url != null && urlProblem(url) != null) {
-            f.problem("url", urlProblem(url));
+        if (url != null && HttpUrls.problem(url) != null) {
+            f.problem("url", HttpUrls.problem(url));
         }
         int apiVersion = (int) f.whole("apiVersion", 3, 2, 3);
         String project = f.string("project", true);
         String issueType = f.has("issueType") ? f.string("issueType", true) : DEFAULT_ISSUE_TYPE;
         HttpAuth auth = auth(f, secrets);
-        String summary = template(f, "summary", DEFAULT_SUMMARY);
-        String description = template(f, "description", DEFAULT_DESCRIPTION);
-        String comment = template(f, "comment", DEFAULT_COMMENT);
-        String resolvedComment = template(f, "resolvedComment", DEFAULT_RESOLVED_COMMENT);
+        String summary = Template.read(f, "summary", DEFAULT_SUMMARY);
+        String description = Template.read(f, "description", DEFAULT_DESCRIPTION);
+        String comment = Template.read(f, "comment", DEFAULT_COMMENT);
+        String resolvedComment = Template.read(f, "resolvedComment", DEFAULT_RESOLVED_COMMENT);
         String transition = f.has("resolveTransition") ? f.string("resolveTransition", true)
                 : DEFAULT_RESOLVE_TRANSITION;
         List<String> labels = labels(f, map.get("labels"));
@@ -207,38 +205,4 @@ public record JiraConfig(String url, int apiVersion, String project, String issu
         }
     }
 
-    /** The template text in field {@code key}, the fallback when absent, or null with a problem recorded. */
-    private static String template(Fields f, String key, String fallback) {
-        if (!f.has(key)) {
-            return fallback;
-        }
-        String source = f.string(key, true);
-        if (source == null) {
-            return null;
-        }
-        try {
-            Template.compile(source);
-            return source;
-        } catch (IllegalArgumentException e) {
-            f.problem(key, e.getMessage());
-            return null;
-        }
-    }
-
-    /** Null when the URL is an absolute http(s) URL with a host; else what is wrong with it. */
-    static String urlProblem(String url) {
-        if (url == null || url.isBlank()) {
-            return "is required";
-        }
-        try {
-            URI uri = new URI(url);
-            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-            if (!scheme.equals("http") && !scheme.equals("https")) {
-                return "must start with http:// or https:// (got " + Redaction.url(url) + ")";
-            }
-            return uri.getHost() == null ? "has no host (got " + Redaction.url(url) + ")" : null;
-        } catch (URISyntaxException e) {
-            return "is not a valid URL (" + e.getReason() + " at index " + e.getIndex() + ")";
-        }
-    }
 }

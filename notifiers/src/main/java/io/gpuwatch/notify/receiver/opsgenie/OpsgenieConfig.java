@@ -1,15 +1,13 @@
 package io.gpuwatch.notify.receiver.opsgenie;
 
-import io.gpuwatch.notify.Redaction;
 import io.gpuwatch.notify.config.Fields;
+import io.gpuwatch.notify.http.HttpUrls;
 import io.gpuwatch.notify.config.Parsed;
 import io.gpuwatch.notify.render.Template;
 import io.gpuwatch.notify.retry.RetryPolicy;
 import io.gpuwatch.notify.secret.Secret;
 import io.gpuwatch.notify.secret.SecretSource;
 
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -65,7 +63,7 @@ public record OpsgenieConfig(String url, Secret apiKey, String message, String d
 
     public OpsgenieConfig {
         Objects.requireNonNull(apiKey, "apiKey");
-        String bad = urlProblem(url);
+        String bad = HttpUrls.problem(url);
         if (bad != null) {
             throw new IllegalArgumentException("url " + bad);
         }
@@ -118,7 +116,7 @@ public record OpsgenieConfig(String url, Secret apiKey, String message, String d
             f.problem("url", "give either region or url, not both");
         } else if (f.has("url")) {
             url = f.string("url", true);
-            String bad = urlProblem(url);
+            String bad = HttpUrls.problem(url);
             if (url != null && bad != null) {
                 f.problem("url", bad);
             }
@@ -130,8 +128,8 @@ public record OpsgenieConfig(String url, Secret apiKey, String message, String d
                 f.problem("region", "must be us or eu, got " + region);
             }
         }
-        String message = template(f, "message", DEFAULT_MESSAGE);
-        String description = template(f, "description", DEFAULT_DESCRIPTION);
+        String message = Template.read(f, "message", DEFAULT_MESSAGE);
+        String description = Template.read(f, "description", DEFAULT_DESCRIPTION);
         List<Responder> responders = responders(f, map.get("responders"));
         List<String> tags = tags(f, map.get("tags"));
         Map<String, String> priorities = new HashMap<>(DEFAULT_PRIORITIES);
@@ -218,38 +216,4 @@ public record OpsgenieConfig(String url, Secret apiKey, String message, String d
         return out;
     }
 
-    /** The template text in field {@code key}, the fallback when absent, or null with a problem recorded. */
-    private static String template(Fields f, String key, String fallback) {
-        if (!f.has(key)) {
-            return fallback;
-        }
-        String source = f.string(key, true);
-        if (source == null) {
-            return null;
-        }
-        try {
-            Template.compile(source);
-            return source;
-        } catch (IllegalArgumentException e) {
-            f.problem(key, e.getMessage());
-            return null;
-        }
-    }
-
-    /** Null when the URL is an absolute http(s) URL with a host; else what is wrong with it. */
-    static String urlProblem(String url) {
-        if (url == null || url.isBlank()) {
-            return "is required";
-        }
-        try {
-            URI uri = new URI(url);
-            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-            if (!scheme.equals("http") && !scheme.equals("https")) {
-                return "must start with http:// or https:// (got " + Redaction.url(url) + ")";
-            }
-            return uri.getHost() == null ? "has no host (got " + Redaction.url(url) + ")" : null;
-        } catch (URISyntaxException e) {
-            return "is not a valid URL (" + e.getReason() + " at index " + e.getIndex() + ")";
-        }
-    }
 }

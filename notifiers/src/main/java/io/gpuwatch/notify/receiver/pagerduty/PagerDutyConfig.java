@@ -1,15 +1,13 @@
 package io.gpuwatch.notify.receiver.pagerduty;
 
-import io.gpuwatch.notify.Redaction;
 import io.gpuwatch.notify.config.Fields;
+import io.gpuwatch.notify.http.HttpUrls;
 import io.gpuwatch.notify.config.Parsed;
 import io.gpuwatch.notify.render.Template;
 import io.gpuwatch.notify.retry.RetryPolicy;
 import io.gpuwatch.notify.secret.Secret;
 import io.gpuwatch.notify.secret.SecretSource;
 
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -43,7 +41,7 @@ public record PagerDutyConfig(String url, Secret routingKey, String summary, Str
 
     public PagerDutyConfig {
         Objects.requireNonNull(routingKey, "routingKey");
-        String bad = urlProblem(url);
+        String bad = HttpUrls.problem(url);
         if (bad != null) {
             throw new IllegalArgumentException("url " + bad);
         }
@@ -92,7 +90,7 @@ public record PagerDutyConfig(String url, Secret routingKey, String summary, Str
             f.problem("url", "give either region or url, not both");
         } else if (f.has("url")) {
             url = f.string("url", true);
-            String bad = urlProblem(url);
+            String bad = HttpUrls.problem(url);
             if (url != null && bad != null) {
                 f.problem("url", bad);
             }
@@ -104,8 +102,8 @@ public record PagerDutyConfig(String url, Secret routingKey, String summary, Str
                 f.problem("region", "must be us or eu, got " + region);
             }
         }
-        String summary = template(f, "summary", DEFAULT_SUMMARY);
-        String source = template(f, "source", DEFAULT_SOURCE);
+        String summary = Template.read(f, "summary", DEFAULT_SUMMARY);
+        String source = Template.read(f, "source", DEFAULT_SOURCE);
         Map<String, String> severities = new HashMap<>(DEFAULT_SEVERITIES);
         Fields s = f.nested("severities");
         if (s != null) {
@@ -133,38 +131,4 @@ public record PagerDutyConfig(String url, Secret routingKey, String summary, Str
                 max));
     }
 
-    /** The template text in field {@code key}, the fallback when absent, or null with a problem recorded. */
-    private static String template(Fields f, String key, String fallback) {
-        if (!f.has(key)) {
-            return fallback;
-        }
-        String source = f.string(key, true);
-        if (source == null) {
-            return null;
-        }
-        try {
-            Template.compile(source);
-            return source;
-        } catch (IllegalArgumentException e) {
-            f.problem(key, e.getMessage());
-            return null;
-        }
-    }
-
-    /** Null when the URL is an absolute http(s) URL with a host; else what is wrong with it. */
-    static String urlProblem(String url) {
-        if (url == null || url.isBlank()) {
-            return "is required";
-        }
-        try {
-            URI uri = new URI(url);
-            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-            if (!scheme.equals("http") && !scheme.equals("https")) {
-                return "must start with http:// or https:// (got " + Redaction.url(url) + ")";
-            }
-            return uri.getHost() == null ? "has no host (got " + Redaction.url(url) + ")" : null;
-        } catch (URISyntaxException e) {
-            return "is not a valid URL (" + e.getReason() + " at index " + e.getIndex() + ")";
-        }
-    }
 }

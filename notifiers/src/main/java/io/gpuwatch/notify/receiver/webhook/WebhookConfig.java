@@ -2,14 +2,12 @@ package io.gpuwatch.notify.receiver.webhook;
 
 import io.gpuwatch.notify.Redaction;
 import io.gpuwatch.notify.config.Fields;
+import io.gpuwatch.notify.http.HttpUrls;
 import io.gpuwatch.notify.config.Parsed;
 import io.gpuwatch.notify.retry.RetryPolicy;
 
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -34,7 +32,7 @@ public record WebhookConfig(String url, HttpAuth auth, long timeoutMs, int maxAt
     public WebhookConfig {
         Objects.requireNonNull(auth, "auth (use HttpAuth.NONE)");
         List<String> wrong = new ArrayList<>();
-        String badUrl = urlProblem(url);
+        String badUrl = HttpUrls.problem(url);
         if (badUrl != null) {
             wrong.add("url " + badUrl);
         }
@@ -73,7 +71,7 @@ public record WebhookConfig(String url, HttpAuth auth, long timeoutMs, int maxAt
         f.only(FIELDS);
         String url = f.string("url", true);
         if (url != null) {
-            String bad = urlProblem(url);
+            String bad = HttpUrls.problem(url);
             if (bad != null) {
                 f.problem("url", bad);
             }
@@ -126,26 +124,6 @@ public record WebhookConfig(String url, HttpAuth auth, long timeoutMs, int maxAt
         } catch (IllegalArgumentException e) {
             f.problem(key, e.getMessage());
             return HttpAuth.NONE;
-        }
-    }
-
-    /** Null when the URL is an absolute http(s) URL with a host; else what is wrong, without echoing secrets. */
-    private static String urlProblem(String url) {
-        if (url == null || url.isBlank()) {
-            return "is required";
-        }
-        try {
-            URI uri = new URI(url);
-            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-            if (!scheme.equals("http") && !scheme.equals("https")) {
-                return "must start with http:// or https:// (got " + Redaction.url(url) + ")";
-            }
-            if (uri.getHost() == null) {
-                return "has no host (got " + Redaction.url(url) + ")";
-            }
-            return null;
-        } catch (URISyntaxException e) {
-            return "is not a valid URL (" + e.getReason() + " at index " + e.getIndex() + ")";
         }
     }
 
