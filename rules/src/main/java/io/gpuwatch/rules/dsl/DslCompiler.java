@@ -91,10 +91,10 @@ public final class DslCompiler {
      * (null: unknown) and whether they are made of literals only, for conditions what is known of their truth
      * and the bounds their {@code &&} chain puts on subjects.
      */
-    private record Out(Type type, String mvel, String canon, int pos, boolean binary, Range range, boolean literal,
-                       Truth truth, List<Bound> bounds) {
-        Out(Type type, String mvel, String canon, int pos) {
-            this(type, mvel, canon, pos, false, null, false, Truth.UNKNOWN, List.of());
+    private record Out(Type type, String mvel, Node node, String canon, int pos, boolean binary, Range range,
+                       boolean literal, Truth truth, List<Bound> bounds) {
+        Out(Type type, String mvel, Node node, String canon, int pos) {
+            this(type, mvel, node, canon, pos, false, null, false, Truth.UNKNOWN, List.of());
         }
 
         String canonOperand() {
@@ -102,11 +102,11 @@ public final class DslCompiler {
         }
 
         Out ranged(Range r) {
-            return new Out(type, mvel, canon, pos, binary, r, literal, truth, bounds);
+            return new Out(type, mvel, node, canon, pos, binary, r, literal, truth, bounds);
         }
 
         Out known(Truth t, List<Bound> b) {
-            return new Out(type, mvel, canon, pos, binary, range, literal, t, b);
+            return new Out(type, mvel, node, canon, pos, binary, range, literal, t, b);
         }
     }
 
@@ -145,8 +145,8 @@ public final class DslCompiler {
         }
 
         Expression expression(Out out) throws DslException {
-            return Expression.compile(out.canon, out.mvel, events && !sampled, streaks == null ? List.of() : streaks,
-                    members);
+            return Expression.compile(out.canon, out.mvel, out.node, events && !sampled,
+                    streaks == null ? List.of() : streaks, members);
         }
     }
 
@@ -157,15 +157,15 @@ public final class DslCompiler {
                 case SIZE, RATE -> n.text();
                 default -> plain(n.value());
             };
-            return new Out(Type.NUMBER, mvelNumber(n.value()), canon, n.pos(), false, Range.point(n.value()), true,
+            return new Out(Type.NUMBER, mvelNumber(n.value()), Node.number(n.value()), canon, n.pos(), false, Range.point(n.value()), true,
                     Truth.UNKNOWN, List.of());
         }
         if (s instanceof Syntax.Str str) {
             String quoted = quote(str.value());
-            return new Out(Type.STRING, quoted, quoted, str.pos());
+            return new Out(Type.STRING, quoted, Node.text(str.value()), quoted, str.pos());
         }
         if (s instanceof Syntax.Bool b) {
-            return new Out(Type.BOOLEAN, Boolean.toString(b.value()), Boolean.toString(b.value()), b.pos())
+            return new Out(Type.BOOLEAN, Boolean.toString(b.value()), Node.bool(b.value()), Boolean.toString(b.value()), b.pos())
                     .known(b.value() ? Truth.ALWAYS : Truth.NEVER, List.of());
         }
         if (s instanceof Syntax.Name name) {
@@ -198,7 +198,7 @@ public final class DslCompiler {
             int id = catalog.raw(m, 0);
             w.readsLast.add(id);
             w.sampled = true;
-            return new Out(Type.NUMBER, "last(" + id + ")", name, n.pos()).ranged(Range.of(m));
+            return new Out(Type.NUMBER, "last(" + id + ")", (Node.Num) c -> c.last(id), name, n.pos()).ranged(Range.of(m));
         }
         if (LABELS.contains(name) || name.equals("queue")) {
             List<String> labels = scopeLabels();
@@ -214,10 +214,10 @@ public final class DslCompiler {
                     throw new DslException(n.pos(), "`allocated` is not available in queue scope, which has no cards");
                 }
                 w.sampled = true;
-                return new Out(Type.BOOLEAN, "allocated()", name, n.pos());
+                return new Out(Type.BOOLEAN, "allocated()", (Node.Bool) EvalContext::allocated, name, n.pos());
             case "silentFor":
                 w.sampled = true;
-                return new Out(Type.NUMBER, "silentFor()", name, n.pos()).ranged(Range.NON_NEGATIVE);
+                return new Out(Type.NUMBER, "silentFor()", (Node.Num) EvalContext::silentFor, name, n.pos()).ranged(Range.NON_NEGATIVE);
             case "card":
                 throw new DslException(n.pos(), "`card` needs a label: card.uuid, card.name or card.index");
             case "labels":
@@ -233,7 +233,7 @@ public final class DslCompiler {
     }
 
     private Out label(String key, int pos) {
-        return new Out(Type.STRING, "label(" + quote(key) + ")", key, pos);
+        return new Out(Type.STRING, "label(" + quote(key) + ")", (Node.Text) c -> c.label(key), key, pos);
     }
 
     private Out path(Syntax.Path p) throws DslException {
@@ -258,7 +258,7 @@ public final class DslCompiler {
         Out out = label("labels." + p.key(), p.pos());
         String canon = p.key().matches("[A-Za-z_][A-Za-z0-9_]*") ? "labels." + p.key()
                 : "labels[" + quote(p.key()) + "]";
-        return new Out(Type.STRING, out.mvel, canon, p.pos());
+        return new Out(Type.STRING, out.mvel, out.node, canon, p.pos());
     }
 
     private Out unary(Syntax.Unary u, Walk w) throws DslException {
@@ -269,9 +269,10 @@ public final class DslCompiler {
                     + operand.type.words());
         }
         String mvel = u.op().equals("!") ? "!(" + operand.mvel + ")" : "(-(" + operand.mvel + "))";
-        Out out = new Out(want, mvel, u.op() + operand.canonOperand(), u.pos());
+        Node node = u.op().equals("!") ? Node.not(operand.node) : Node.negate(operand.node);
+        Out out = new Out(want, mvel, node, u.op() + operand.canonOperand(), u.pos());
         if (want == Type.NUMBER) {
-            return new Out(want, mvel, out.canon, u.pos(), false, operand.range == null ? null : operand.range.negate(),
+            return new Out(want, mvel, node, out.canon, u.pos(), false, operand.range == null ? null : operand.range.negate(),
                     operand.literal, Truth.UNKNOWN, List.of());
         }
         Truth t = operand.truth == Truth.NEVER ? Truth.ALWAYS : operand.truth == Truth.ALWAYS ? Truth.NEVER
@@ -313,7 +314,7 @@ public final class DslCompiler {
                 result = Type.NUMBER;
                 break;
         }
-        Out out = new Out(result, "(" + left.mvel + " " + op + " " + right.mvel + ")",
+        Out out = new Out(result, "(" + left.mvel + " " + op + " " + right.mvel + ")", Node.binary(op, left.node, right.node),
                 left.canonOperand() + " " + op + " " + right.canonOperand(), b.pos(), true, null, false, Truth.UNKNOWN,
                 List.of());
         return foldBinary(out, op, left, right, b.opPos(), w);
@@ -351,7 +352,7 @@ public final class DslCompiler {
             default: {
                 Out r = out.ranged(Range.arithmetic(op, left.range, right.range));
                 // literals whose value the ranges cannot tell (1 / 0, 7 % 2) are not folded
-                return new Out(r.type, r.mvel, r.canon, r.pos, true, r.range,
+                return new Out(r.type, r.mvel, r.node, r.canon, r.pos, true, r.range,
                         left.literal && right.literal && r.range != null && r.range.constant(), Truth.UNKNOWN, List.of());
             }
         }
@@ -543,8 +544,27 @@ public final class DslCompiler {
         int id = catalog.raw(m, window, TRANSITION_FUNCTIONS.contains(f));
         w.sampled = true;
         String method = f.equals("last") ? "lastWithin" : f;
-        return new Out(Type.NUMBER, method + "(" + id + ", " + window + "L)",
+        return new Out(Type.NUMBER, method + "(" + id + ", " + window + "L)", windowNode(f, id, window),
                 f + "(" + m.field() + ", " + Unit.formatDuration(window) + ")", c.pos()).ranged(range(f, m));
+    }
+
+    /** The evaluator of window function {@code f}; {@code last} asks for a sample within the window. */
+    private static Node.Num windowNode(String f, int id, long window) {
+        return switch (f) {
+            case "avg" -> c -> c.avg(id, window);
+            case "min" -> c -> c.min(id, window);
+            case "max" -> c -> c.max(id, window);
+            case "sum" -> c -> c.sum(id, window);
+            case "count" -> c -> c.count(id, window);
+            case "last" -> c -> c.lastWithin(id, window);
+            case "rate" -> c -> c.rate(id, window);
+            case "increase" -> c -> c.increase(id, window);
+            case "slope" -> c -> c.slope(id, window);
+            case "delta" -> c -> c.delta(id, window);
+            case "resets" -> c -> c.resets(id, window);
+            case "changes" -> c -> c.changes(id, window);
+            default -> throw new IllegalArgumentException(f);
+        };
     }
 
     /** Where a window function's value lies, from the metric's range; null when unknown. */
@@ -571,7 +591,9 @@ public final class DslCompiler {
         long window = window(c.args().get(2));
         int id = catalog.raw(m, window);
         w.sampled = true;
-        return new Out(Type.NUMBER, "quantile(" + id + ", " + mvelNumber(p.value()) + ", " + window + "L)",
+        double q = p.value();
+        return new Out(Type.NUMBER, "quantile(" + id + ", " + mvelNumber(q) + ", " + window + "L)",
+                (Node.Num) ctx -> ctx.quantile(id, q, window),
                 "quantile(" + m.field() + ", " + plain(p.value()) + ", " + Unit.formatDuration(window) + ")",
                 c.pos()).ranged(Range.of(m));
     }
@@ -589,6 +611,7 @@ public final class DslCompiler {
         int id = catalog.raw(m, window);
         w.sampled = true;
         return new Out(Type.NUMBER, "predict(" + id + ", " + window + "L, " + horizon + "L)",
+                (Node.Num) ctx -> ctx.predict(id, window, horizon),
                 "predict(" + m.field() + ", " + Unit.formatDuration(window) + ", " + Unit.formatDuration(horizon)
                         + ")", c.pos());
     }
@@ -599,7 +622,7 @@ public final class DslCompiler {
         long window = window(c.args().get(1));
         int id = catalog.raw(m, window);
         w.sampled = true;
-        return new Out(Type.BOOLEAN, "absent(" + id + ", " + window + "L)",
+        return new Out(Type.BOOLEAN, "absent(" + id + ", " + window + "L)", (Node.Bool) ctx -> ctx.absent(id, window),
                 "absent(" + m.field() + ", " + Unit.formatDuration(window) + ")", c.pos());
     }
 
@@ -628,7 +651,9 @@ public final class DslCompiler {
             w.streakCanons.add(cond.canon);
         }
         int evaluations = (int) n.value();
+        int streak = k;
         return new Out(Type.BOOLEAN, "consecutive(" + k + ", " + evaluations + ")",
+                (Node.Bool) ctx -> ctx.consecutive(streak, evaluations),
                 "consecutive(" + cond.canon + ", " + evaluations + ")", c.pos())
                 .known(cond.truth == Truth.NEVER ? Truth.NEVER : Truth.UNKNOWN, List.of());
     }
@@ -673,7 +698,9 @@ public final class DslCompiler {
         }
         w.sampled = true;
         String canon = "baseline(" + m.field() + ")." + name + (takesK ? "(" + plain(k) + ")" : "");
-        Out out = new Out(Type.NUMBER, "baseline(" + id + ", " + stat + ", " + mvelNumber(k) + ")", canon, b.pos());
+        double sigmas = k;
+        Out out = new Out(Type.NUMBER, "baseline(" + id + ", " + stat + ", " + mvelNumber(k) + ")",
+                (Node.Num) ctx -> ctx.baseline(id, stat, sigmas), canon, b.pos());
         return name.equals("std") ? out.ranged(Range.NON_NEGATIVE) : out;
     }
 
@@ -757,7 +784,8 @@ public final class DslCompiler {
             w.members.add(inner.expression(cond));
             w.memberCanons.add(cond.canon);
         }
-        return new Out(Type.NUMBER, "countMembers(" + k + ")", "count(cards where " + cond.canon + ")", cw.pos())
+        int member = k;
+        return new Out(Type.NUMBER, "countMembers(" + k + ")", (Node.Num) ctx -> ctx.countMembers(member), "count(cards where " + cond.canon + ")", cw.pos())
                 .ranged(Range.NON_NEGATIVE);
     }
 
@@ -797,7 +825,8 @@ public final class DslCompiler {
         }
         w.sampled = true;
         w.neverWarned |= inner.neverWarned;
-        return new Out(Type.NUMBER, "fraction(" + id + ", " + window + "L)",
+        int derived = id;
+        return new Out(Type.NUMBER, "fraction(" + id + ", " + window + "L)", (Node.Num) ctx -> ctx.fraction(derived, window),
                 "fraction(" + cond.canon + ", " + Unit.formatDuration(window) + ")", c.pos()).ranged(Range.UNIT);
     }
 
@@ -824,7 +853,8 @@ public final class DslCompiler {
         int id = catalog.raw(Metric.CLOCK_EVENT_REASONS, 0);
         w.readsLast.add(id);
         w.sampled = true;
-        return new Out(Type.BOOLEAN, "throttled(" + id + ", " + mask + "L)",
+        long reasons = mask;
+        return new Out(Type.BOOLEAN, "throttled(" + id + ", " + mask + "L)", (Node.Bool) ctx -> ctx.throttled(id, reasons),
                 "throttled(" + String.join(", ", names) + ")", c.pos());
     }
 
@@ -871,9 +901,12 @@ public final class DslCompiler {
         String args = quote(kind) + ", " + code + ", " + window + "L";
         String evCanon = "events(" + quote(kind) + (code >= 0 ? ", " + code : "") + ")";
         String canon = outer.name() + "(" + evCanon + ", " + Unit.formatDuration(window) + ")";
+        int evCode = code;
         return distinct
-                ? new Out(Type.STRING, "distinct(" + args + ")", canon, outer.pos())
-                : new Out(Type.NUMBER, "events(" + args + ")", canon, outer.pos()).ranged(Range.NON_NEGATIVE);
+                ? new Out(Type.STRING, "distinct(" + args + ")", (Node.Text) ctx -> ctx.distinct(kind, evCode, window),
+                        canon, outer.pos())
+                : new Out(Type.NUMBER, "events(" + args + ")", (Node.Num) ctx -> ctx.events(kind, evCode, window),
+                        canon, outer.pos()).ranged(Range.NON_NEGATIVE);
     }
 
     /** A close known name, as a hint for a typo. */

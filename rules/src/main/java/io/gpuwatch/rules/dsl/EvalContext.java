@@ -19,6 +19,10 @@ public final class EvalContext {
         this.members = List.copyOf(members);
     }
 
+    List<Expression> members() {
+        return members;
+    }
+
     void bind(ScopeView v, int[] runs) {
         this.view = v;
         this.streaks = runs;

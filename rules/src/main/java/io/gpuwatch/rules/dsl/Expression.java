@@ -10,8 +10,10 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * One checked expression, compiled once to MVEL with strict, strong typing and a class loader that loads only
- * what MVEL's own machinery needs. Evaluations reuse one {@link EvalContext}, so an expression is used by one thread at a time.
+ * One checked expression: a tree of {@link Node}s that conditions are evaluated through without reflection or
+ * allocation, and the same expression compiled once to MVEL with strict, strong typing and a class loader that
+ * loads only what MVEL's own machinery needs, which renders template values. Evaluations reuse one
+ * {@link EvalContext}, so an expression is used by one thread at a time.
  */
 public final class Expression {
     /** Value types and MVEL's own accessor machinery, which its JIT needs; nothing that reaches the system. */
@@ -35,32 +37,28 @@ public final class Expression {
     private final String mvel;
     private final boolean onlyEvents;
     private final Serializable compiled;
+    private final Node node;
     private final List<Expression> streaks;
     private final EvalContext context;
 
-    private Expression(String canonical, String mvel, boolean onlyEvents, Serializable compiled,
+    private Expression(String canonical, String mvel, Node node, boolean onlyEvents, Serializable compiled,
                        List<Expression> streaks, List<Expression> members) {
         this.canonical = canonical;
         this.mvel = mvel;
+        this.node = node;
         this.onlyEvents = onlyEvents;
         this.compiled = compiled;
         this.streaks = List.copyOf(streaks);
         this.context = new EvalContext(members);
     }
 
-    static Expression compile(String canonical, String mvel, boolean onlyEvents) throws DslException {
-        return compile(canonical, mvel, onlyEvents, List.of());
-    }
-
-    /** {@code streaks} are the conditions of its {@code consecutive(cond, n)} calls, by index. */
-    static Expression compile(String canonical, String mvel, boolean onlyEvents, List<Expression> streaks)
-            throws DslException {
-        return compile(canonical, mvel, onlyEvents, streaks, List.of());
-    }
-
-    /** {@code members} are the card conditions of its {@code count(cards where cond)} calls, by index. */
-    static Expression compile(String canonical, String mvel, boolean onlyEvents, List<Expression> streaks,
-                              List<Expression> members) throws DslException {
+    /**
+     * {@code node} and {@code mvel} are the same checked expression; {@code streaks} are the conditions of its
+     * {@code consecutive(cond, n)} calls, {@code members} the card conditions of its {@code count(cards where cond)}
+     * calls, by index.
+     */
+    static Expression compile(String canonical, String mvel, Node node, boolean onlyEvents,
+                              List<Expression> streaks, List<Expression> members) throws DslException {
         ParserConfiguration config = new ParserConfiguration();
         config.setClassLoader(FILTER);
         ParserContext pc = new ParserContext(config);
@@ -68,7 +66,7 @@ public final class Expression {
         pc.setStrongTyping(true);
         pc.addInput("this", EvalContext.class);
         try {
-            return new Expression(canonical, mvel, onlyEvents, MVEL.compileExpression(mvel, pc), streaks,
+            return new Expression(canonical, mvel, node, onlyEvents, MVEL.compileExpression(mvel, pc), streaks,
                     members);
         } catch (RuntimeException e) {
             // the checker admitted something MVEL cannot compile: a bug of ours, reported, never run
@@ -96,6 +94,16 @@ public final class Expression {
         return streaks.size();
     }
 
+    /** The conditions of its {@code consecutive} calls, by streak index. */
+    List<Expression> streakConditions() {
+        return streaks;
+    }
+
+    /** The card conditions of its {@code count(cards where …)} calls, by index. */
+    List<Expression> memberConditions() {
+        return context.members();
+    }
+
     /**
      * Counts one evaluation into {@code streaks}: each {@code consecutive} condition that holds now extends its
      * run by one, any other starts over at 0. A condition that throws starts over, and the exception propagates.
@@ -113,7 +121,7 @@ public final class Expression {
     /** Evaluates a condition as if this were the first evaluation: {@code consecutive(c, n)} needs n <= 1. */
     public boolean test(ScopeView view) {
         if (streaks.isEmpty()) {
-            return (Boolean) value(view, null);
+            return holds(view, null);
         }
         int[] fresh = new int[streaks.size()];
         advance(view, fresh);
@@ -122,15 +130,26 @@ public final class Expression {
 
     /** Evaluates a condition with the runs {@link #advance} counted for this rule instance. */
     public boolean test(ScopeView view, int[] streaks) {
-        return (Boolean) value(view, streaks);
+        return holds(view, streaks);
+    }
+
+    private boolean holds(ScopeView view, int[] streaks) {
+        Node.Bool condition = (Node.Bool) node;
+        context.bind(view, streaks);
+        try {
+            return condition.eval(context);
+        } finally {
+            context.bind(null, null);
+        }
     }
 
     /** Evaluates to a Double, Boolean or String (null for an absent label). */
     public Object value(ScopeView view) {
-        return value(view, null);
+        return viaMvel(view, null);
     }
 
-    private Object value(ScopeView view, int[] streaks) {
+    /** Evaluates the MVEL form, with the runs {@link #advance} counted; the reference the nodes must agree with. */
+    Object viaMvel(ScopeView view, int[] streaks) {
         context.bind(view, streaks);
         try {
             return MVEL.executeExpression(compiled, context);

@@ -230,7 +230,8 @@ class ExpressionTest {
     @Test
     void mvelThatBypassedTheCheckerStillCannotLoadClasses() {
         DslException e = org.junit.jupiter.api.Assertions.assertThrows(DslException.class,
-                () -> Expression.compile("x", "new java.io.File('/tmp')", false));
+                () -> Expression.compile("x", "new java.io.File('/tmp')", Node.bool(true), false, List.of(),
+                        List.of()));
         assertTrue(e.getMessage().startsWith("internal error: MVEL rejected `new java.io.File('/tmp')`"),
                 e.getMessage());
     }
