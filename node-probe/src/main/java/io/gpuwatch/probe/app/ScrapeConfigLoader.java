@@ -1,10 +1,7 @@
 package io.gpuwatch.probe.app;
 
-import org.snakeyaml.engine.v2.api.LoadSettings;
-import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import io.gpuwatch.probe.yaml.YamlDocument;
 import org.snakeyaml.engine.v2.exceptions.Mark;
-import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
-import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.NodeTuple;
@@ -58,17 +55,12 @@ public final class ScrapeConfigLoader {
 
     /** Parses scrape-config text; {@code source} names it in errors. */
     public static ScrapeConfigLoad parse(String source, String text) {
-        Optional<Node> root;
-        try {
-            root = new Compose(LoadSettings.builder().setLabel(source).build()).composeString(text);
-        } catch (MarkedYamlEngineException e) {
-            Mark mark = e.getProblemMark().or(e::getContextMark).orElse(null);
-            String problem = "not valid YAML: " + (e.getProblem() != null ? e.getProblem() : e.getMessage());
-            return invalid(mark == null ? new ScrapeConfigError(source, 0, 0, problem)
-                    : new ScrapeConfigError(source, mark.getLine() + 1, mark.getColumn() + 1, problem));
-        } catch (YamlEngineException e) {
-            return invalid(new ScrapeConfigError(source, 0, 0, "not valid YAML: " + e.getMessage()));
+        YamlDocument.Composed composed = YamlDocument.compose(source, text);
+        YamlDocument.Problem bad = composed.problem();
+        if (bad != null) {
+            return invalid(new ScrapeConfigError(source, bad.line(), bad.column(), bad.message()));
         }
+        Optional<Node> root = composed.root();
         if (root.isEmpty()) {
             return invalid(new ScrapeConfigError(source, 0, 0, "the scrape config is empty; it needs 'targets'"));
         }

@@ -1,10 +1,7 @@
 package io.gpuwatch.probe.attribution;
 
-import org.snakeyaml.engine.v2.api.LoadSettings;
-import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import io.gpuwatch.probe.yaml.YamlDocument;
 import org.snakeyaml.engine.v2.exceptions.Mark;
-import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
-import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.NodeTuple;
@@ -53,17 +50,12 @@ public final class LabelsLoader {
 
     /** Parses labels-file text; {@code source} names it in errors. */
     public static LabelsLoad parse(String source, String text) {
-        Optional<Node> root;
-        try {
-            root = new Compose(LoadSettings.builder().setLabel(source).build()).composeString(text);
-        } catch (MarkedYamlEngineException e) {
-            Mark mark = e.getProblemMark().or(e::getContextMark).orElse(null);
-            String problem = "not valid YAML: " + (e.getProblem() != null ? e.getProblem() : e.getMessage());
-            return invalid(mark == null ? new LabelsError(source, 0, 0, problem)
-                    : new LabelsError(source, mark.getLine() + 1, mark.getColumn() + 1, problem));
-        } catch (YamlEngineException e) {
-            return invalid(new LabelsError(source, 0, 0, "not valid YAML: " + e.getMessage()));
+        YamlDocument.Composed composed = YamlDocument.compose(source, text);
+        YamlDocument.Problem bad = composed.problem();
+        if (bad != null) {
+            return invalid(new LabelsError(source, bad.line(), bad.column(), bad.message()));
         }
+        Optional<Node> root = composed.root();
         if (root.isEmpty()) {
             return new LabelsLoad.Loaded(Labels.empty());
         }

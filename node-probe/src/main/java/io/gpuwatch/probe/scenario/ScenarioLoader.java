@@ -1,10 +1,7 @@
 package io.gpuwatch.probe.scenario;
 
-import org.snakeyaml.engine.v2.api.LoadSettings;
-import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import io.gpuwatch.probe.yaml.YamlDocument;
 import org.snakeyaml.engine.v2.exceptions.Mark;
-import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
-import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.NodeTuple;
@@ -71,18 +68,12 @@ public final class ScenarioLoader {
 
     private static ScenarioLoad parse(String source, String defaultName, String text) {
         Parser p = new Parser(source);
-        Optional<Node> root;
-        try {
-            root = new Compose(LoadSettings.builder().setLabel(source).build()).composeString(text);
-        } catch (MarkedYamlEngineException e) {
-            Mark mark = e.getProblemMark().or(e::getContextMark).orElse(null);
-            String problem = e.getProblem() != null ? e.getProblem() : e.getMessage();
-            return new ScenarioLoad.Invalid(List.of(mark == null
-                    ? new ScenarioError(source, 0, 0, "not valid YAML: " + problem)
-                    : new ScenarioError(source, mark.getLine() + 1, mark.getColumn() + 1, "not valid YAML: " + problem)));
-        } catch (YamlEngineException e) {
-            return new ScenarioLoad.Invalid(List.of(new ScenarioError(source, 0, 0, "not valid YAML: " + e.getMessage())));
+        YamlDocument.Composed composed = YamlDocument.compose(source, text);
+        YamlDocument.Problem bad = composed.problem();
+        if (bad != null) {
+            return new ScenarioLoad.Invalid(List.of(new ScenarioError(source, bad.line(), bad.column(), bad.message())));
         }
+        Optional<Node> root = composed.root();
         if (root.isEmpty()) {
             return new ScenarioLoad.Invalid(List.of(new ScenarioError(source, 0, 0, "the scenario file is empty")));
         }
