@@ -1,7 +1,7 @@
 package io.gpuwatch.notify.receiver.jira;
 
-import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Notification;
+import io.gpuwatch.notify.OneByOne;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.Redaction;
 import io.gpuwatch.notify.http.Failures;
@@ -99,18 +99,7 @@ public final class JiraReceiver implements Receiver {
 
     @Override
     public Future<Void> send(List<Notification> batch) {
-        Future<List<DeliveryFailure>> chain = Future.succeededFuture(new ArrayList<>());
-        for (Notification n : batch) {
-            chain = chain.compose(failures -> retrier.run(name, () -> attempt(n)).transform(ar -> {
-                if (ar.failed()) {
-                    failures.add(ar.cause() instanceof DeliveryFailure f ? f
-                            : new DeliveryFailure(name, 0, "unexpected " + ar.cause().getClass().getSimpleName(), true));
-                }
-                return Future.succeededFuture(failures);
-            }));
-        }
-        return chain.compose(failures -> failures.isEmpty() ? Future.succeededFuture()
-                : Future.failedFuture(combined(failures, batch.size())));
+        return OneByOne.send(name, batch, n -> retrier.run(name, () -> attempt(n)));
     }
 
     private Future<Outcome> attempt(Notification n) {
@@ -264,15 +253,6 @@ public final class JiraReceiver implements Receiver {
             return Outcome.retry("could not connect to " + target + detail);
         }
         return Outcome.retry(e.getClass().getSimpleName() + " talking to " + target + detail);
-    }
-
-    private DeliveryFailure combined(List<DeliveryFailure> failures, int total) {
-        if (failures.size() == 1 && total == 1) {
-            return failures.get(0);
-        }
-        return new DeliveryFailure(name, failures.stream().mapToInt(DeliveryFailure::attempts).max().orElse(0),
-                failures.size() + " of " + total + " alerts not delivered; first: " + failures.get(0).lastError(),
-                failures.stream().anyMatch(DeliveryFailure::retryable));
     }
 
     private static String quoted(String v) {

@@ -2,6 +2,7 @@ package io.gpuwatch.notify.receiver.opsgenie;
 
 import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Notification;
+import io.gpuwatch.notify.OneByOne;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.Redaction;
 import io.gpuwatch.notify.http.Failures;
@@ -22,7 +23,6 @@ import java.net.ConnectException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Random;
@@ -78,18 +78,7 @@ public final class OpsgenieReceiver implements Receiver {
 
     @Override
     public Future<Void> send(List<Notification> batch) {
-        Future<List<DeliveryFailure>> chain = Future.succeededFuture(new ArrayList<>());
-        for (Notification n : batch) {
-            chain = chain.compose(failures -> one(n).transform(ar -> {
-                if (ar.failed()) {
-                    failures.add(ar.cause() instanceof DeliveryFailure f ? f
-                            : new DeliveryFailure(name, 0, "unexpected " + ar.cause().getClass().getSimpleName(), true));
-                }
-                return Future.succeededFuture(failures);
-            }));
-        }
-        return chain.compose(failures -> failures.isEmpty() ? Future.succeededFuture()
-                : Future.failedFuture(combined(failures, batch.size())));
+        return OneByOne.send(name, batch, this::one);
     }
 
     private Future<Void> one(Notification n) {
@@ -156,14 +145,5 @@ public final class OpsgenieReceiver implements Receiver {
         } catch (DecodeException e) {
             return failures.excerpt(body);
         }
-    }
-
-    private DeliveryFailure combined(List<DeliveryFailure> failures, int total) {
-        if (failures.size() == 1 && total == 1) {
-            return failures.get(0);
-        }
-        return new DeliveryFailure(name, failures.stream().mapToInt(DeliveryFailure::attempts).max().orElse(0),
-                failures.size() + " of " + total + " alerts not delivered; first: " + failures.get(0).lastError(),
-                failures.stream().anyMatch(DeliveryFailure::retryable));
     }
 }

@@ -3,6 +3,7 @@ package io.gpuwatch.notify.receiver.pagerduty;
 import io.gpuwatch.notify.Acknowledging;
 import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Notification;
+import io.gpuwatch.notify.OneByOne;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.Redaction;
 import io.gpuwatch.notify.http.Failures;
@@ -22,7 +23,6 @@ import io.vertx.ext.web.client.WebClient;
 
 import java.net.ConnectException;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Random;
@@ -79,17 +79,7 @@ public final class PagerDutyReceiver implements Receiver, Acknowledging {
 
     @Override
     public Future<Void> send(List<Notification> batch) {
-        Future<List<DeliveryFailure>> chain = Future.succeededFuture(new ArrayList<>());
-        for (Notification n : batch) {
-            chain = chain.compose(failures -> deliver(() -> event(n)).transform(ar -> {
-                if (ar.failed()) {
-                    failures.add(asFailure(ar.cause()));
-                }
-                return Future.succeededFuture(failures);
-            }));
-        }
-        return chain.compose(failures -> failures.isEmpty() ? Future.succeededFuture()
-                : Future.failedFuture(combined(failures, batch.size())));
+        return OneByOne.send(name, batch, n -> deliver(() -> event(n)));
     }
 
     /** Acknowledges the PagerDuty alert of this fingerprint; PagerDuty drops an acknowledge for an unknown key. */
@@ -166,20 +156,5 @@ public final class PagerDutyReceiver implements Receiver, Acknowledging {
         } catch (DecodeException | ClassCastException e) {
             return failures.excerpt(body);
         }
-    }
-
-    private DeliveryFailure asFailure(Throwable e) {
-        return e instanceof DeliveryFailure f ? f
-                : new DeliveryFailure(name, 0, "unexpected " + e.getClass().getSimpleName(), true);
-    }
-
-    private DeliveryFailure combined(List<DeliveryFailure> failures, int total) {
-        if (failures.size() == 1 && total == 1) {
-            return failures.get(0);
-        }
-        DeliveryFailure first = failures.get(0);
-        return new DeliveryFailure(name, failures.stream().mapToInt(DeliveryFailure::attempts).max().orElse(0),
-                failures.size() + " of " + total + " alerts not delivered; first: " + first.lastError(),
-                failures.stream().anyMatch(DeliveryFailure::retryable));
     }
 }
