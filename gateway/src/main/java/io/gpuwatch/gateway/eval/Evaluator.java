@@ -89,11 +89,11 @@ public final class Evaluator {
                 .findFirst().orElse(null);
         String key = kind == null ? null : switch (kind) {
             case CARD -> labels.containsKey("node") && labels.containsKey("uuid")
-                    ? "card/" + labels.get("node") + "/" + labels.get("uuid") : null;
-            case NODE -> labels.containsKey("node") ? "node/" + labels.get("node") : null;
-            case TASK -> labels.containsKey("task") ? "task/" + labels.get("task") : null;
-            case BUSINESS -> labels.containsKey("business") ? "business/" + labels.get("business") : null;
-            case QUEUE -> labels.containsKey("queue") ? "queue/" + labels.get("queue") : null;
+                    ? CardState.key(labels.get("node"), labels.get("uuid")) : null;
+            case NODE -> labels.containsKey("node") ? NodeState.key(labels.get("node")) : null;
+            case TASK -> labels.containsKey("task") ? TaskState.key(labels.get("task")) : null;
+            case BUSINESS -> labels.containsKey("business") ? BusinessState.key(labels.get("business")) : null;
+            case QUEUE -> labels.containsKey("queue") ? QueueState.key(labels.get("queue")) : null;
         };
         return key != null && engine.restore(ruleName, key, activeSince);
     }

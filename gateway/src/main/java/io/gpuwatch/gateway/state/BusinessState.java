@@ -38,6 +38,11 @@ public final class BusinessState implements ScopeView {
 
     /** The key a rule engine tracks this business's alert states under. */
     public String instanceKey() {
+        return key(name);
+    }
+
+    /** The engine key of the business named {@code name}. */
+    public static String key(String name) {
         return "business/" + name;
     }
 

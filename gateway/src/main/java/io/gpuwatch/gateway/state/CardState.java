@@ -45,7 +45,12 @@ public final class CardState implements ScopeView {
 
     /** The key a rule engine tracks this card's alert states under. */
     public String instanceKey() {
-        return "card/" + node.name() + "/" + uuid;
+        return key(node.name(), uuid);
+    }
+
+    /** The engine key of card {@code uuid} of {@code node}. */
+    public static String key(String node, String uuid) {
+        return "card/" + node + "/" + uuid;
     }
 
     public long lastSampleAt() {

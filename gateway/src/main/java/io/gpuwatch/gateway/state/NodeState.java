@@ -54,6 +54,11 @@ public final class NodeState implements ScopeView {
 
     /** The key a rule engine tracks this node's alert states under. */
     public String instanceKey() {
+        return key(name);
+    }
+
+    /** The engine key of the node named {@code name}. */
+    public static String key(String name) {
         return "node/" + name;
     }
 

@@ -28,6 +28,11 @@ public final class QueueState implements ScopeView {
 
     /** The key a rule engine tracks this queue's alert states under. */
     public String instanceKey() {
+        return key(name);
+    }
+
+    /** The engine key of the queue named {@code name}. */
+    public static String key(String name) {
         return "queue/" + name;
     }
 

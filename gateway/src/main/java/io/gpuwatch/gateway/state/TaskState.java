@@ -51,6 +51,11 @@ public final class TaskState implements ScopeView {
 
     /** The key a rule engine tracks this task's alert states under. */
     public String instanceKey() {
+        return key(name);
+    }
+
+    /** The engine key of the task named {@code name}. */
+    public static String key(String name) {
         return "task/" + name;
     }
 
