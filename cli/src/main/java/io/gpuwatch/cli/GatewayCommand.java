@@ -4,6 +4,7 @@ import io.gpuwatch.cli.alerting.AlertingLoad;
 import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.auth.TokenFile;
+import io.gpuwatch.gateway.cost.Pricing;
 import io.gpuwatch.gateway.ingest.IngestConfig;
 import io.gpuwatch.gateway.reload.RuleFiles;
 import io.gpuwatch.rules.RuleSet;
@@ -61,6 +62,11 @@ final class GatewayCommand implements Callable<Integer> {
                     + "stop) are kept, read at start; without it all of them are in memory only and lost on restart")
     Path dataDir;
 
+    @Option(names = "--pricing", paramLabel = "FILE",
+            description = "card-hour prices (currency, card_hour: default, models, businesses) for costPerToken "
+                    + "and the digests' cost figures; without it costs are unknown")
+    Path pricingFile;
+
     @Mixin
     Receivers receivers;
 
@@ -109,6 +115,11 @@ final class GatewayCommand implements Callable<Integer> {
         String external = "http://" + (host.equals("0.0.0.0") ? "localhost" : host) + ":" + port;
         GatewayConfig config = new GatewayConfig(host, port, ingest, 1000, external, dataDir);
 
+        Pricing pricing = Loading.pricing(pricingFile, err);
+        if (pricing == null) {
+            return 1;
+        }
+
         AlertingLoad alerting = receivers.alertingFile(err);
         if (alerting != null && !alerting.ok()) {
             return 1;
@@ -127,6 +138,8 @@ final class GatewayCommand implements Callable<Integer> {
         RuleFiles ruleFiles = new RuleFiles(rulePaths, Duration.ofSeconds(reloadIntervalSeconds));
         Gateway gateway = new Gateway(config, ruleSet, ruleFiles, () -> tokenFile, out.receivers(), out.routing(),
                 InstantSource.system());
+        // read by the fleet on the gateway's event loop only after deployment, which publishes it
+        gateway.fleet().usePricing(pricing);
         try {
             vertx.deployVerticle(gateway).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {

@@ -1,5 +1,7 @@
 package io.gpuwatch.cli;
 
+import io.gpuwatch.gateway.cost.Pricing;
+import io.gpuwatch.gateway.cost.PricingFile;
 import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
@@ -8,7 +10,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 
-/** Loads rule files for a command, printing every diagnostic with its position. */
+/** Loads rule and pricing files for a command, printing every diagnostic with its position. */
 final class Loading {
     private Loading() {
     }
@@ -22,5 +24,16 @@ final class Loading {
         }
         err.flush();
         return load.ok() ? load.ruleSet() : null;
+    }
+
+    /** The prices of {@code file}, {@link Pricing#NONE} without one, or null after printing why it was refused. */
+    static Pricing pricing(Path file, PrintWriter err) {
+        if (file == null) {
+            return Pricing.NONE;
+        }
+        PricingFile.Load load = PricingFile.read(file);
+        load.errors().forEach(err::println);
+        err.flush();
+        return load.pricing();
     }
 }

@@ -3,6 +3,7 @@ package io.gpuwatch.cli;
 import io.gpuwatch.gateway.backtest.Backtest;
 import io.gpuwatch.gateway.backtest.JsonLines;
 import io.gpuwatch.gateway.backtest.TextReport;
+import io.gpuwatch.gateway.cost.Pricing;
 import io.gpuwatch.gateway.ruletest.RuleTestReport;
 import io.gpuwatch.gateway.ruletest.RuleTests;
 import io.gpuwatch.gateway.ruletest.TestResult;
@@ -168,6 +169,10 @@ final class RulesCommand implements Runnable {
                 description = "text (alerts and a table per rule) or json (one object per notification)")
         Format format;
 
+        @Option(names = "--pricing", paramLabel = "FILE",
+                description = "card-hour prices for costPerToken, as for gateway --pricing")
+        Path pricingFile;
+
         @picocli.CommandLine.Spec
         picocli.CommandLine.Model.CommandSpec spec;
 
@@ -176,7 +181,8 @@ final class RulesCommand implements Runnable {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
             RuleSet set = Loading.rules(rules, err);
-            if (set == null) {
+            Pricing pricing = Loading.pricing(pricingFile, err);
+            if (set == null || pricing == null) {
                 return 1;
             }
             boolean bar = System.console() != null;
@@ -190,7 +196,7 @@ final class RulesCommand implements Runnable {
                 }
                 err.println(problem);
             })) {
-                result = Backtest.run(set, lines, s -> {
+                result = Backtest.run(set, pricing, lines, s -> {
                     if (format == Format.JSON) {
                         out.println(JsonLines.line(s));
                     }

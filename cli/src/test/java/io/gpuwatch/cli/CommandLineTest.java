@@ -78,4 +78,25 @@ class CommandLineTest {
         assertEquals(1, run("gateway", "--tokens", file.toString(), "--rules", "../examples/rules", "--listen", "127.0.0.1:0"));
         assertTrue(err.toString().contains(file + ":1: error: token must be stored as sha256"), err.toString());
     }
+
+    @Test
+    void aGatewayWithABrokenPricingFileRefusesToStartAndSaysWhere(@TempDir Path dir) throws Exception {
+        Path tokens = dir.resolve("tokens");
+        assertEquals(0, run("token", "new", "--node", "gpu-*", "--file", tokens.toString()));
+        Path prices = dir.resolve("pricing.yml");
+        Files.writeString(prices, "currency: USD\ncard_hour:\n  default: -3\n");
+        assertEquals(1, run("gateway", "--tokens", tokens.toString(), "--rules", "../examples/rules", "--listen",
+                "127.0.0.1:0", "--pricing", prices.toString()));
+        assertTrue(err.toString().contains(prices + ":3:12: card_hour.default must be a price"), err.toString());
+    }
+
+    @Test
+    void aBacktestPricesCardsFromItsPricingFile(@TempDir Path dir) throws Exception {
+        Path prices = dir.resolve("pricing.yml");
+        Files.writeString(prices, "card_hour:\n  models: {match: H100}\n");
+        Path trace = dir.resolve("t.jsonl");
+        Files.writeString(trace, "");
+        assertEquals(1, run("rules", "backtest", "--trace", trace.toString(), "--pricing", prices.toString()));
+        assertTrue(err.toString().contains(prices + ":2:11: card_hour.models must be a list"), err.toString());
+    }
 }

@@ -125,11 +125,14 @@ public final class Rule {
 
     /**
      * One evaluation of an instance that keeps {@code streaks} ({@link #streaks()} long) between evaluations:
-     * counts this evaluation into every {@code consecutive} run, then evaluates {@code when}.
+     * counts this evaluation into every {@code consecutive} run when {@code newPeriod} (see
+     * {@link ScopeView#period()}), then evaluates {@code when}.
      */
-    public boolean test(ScopeView v, int[] streaks) {
+    public boolean test(ScopeView v, int[] streaks, boolean newPeriod) {
         try {
-            when.advance(v, streaks);
+            if (newPeriod) {
+                when.advance(v, streaks);
+            }
             return when.test(v, streaks);
         } catch (RuntimeException e) {
             throw new RuleEvaluationException(this, "when", e);

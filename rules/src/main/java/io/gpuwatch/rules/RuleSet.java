@@ -1,6 +1,5 @@
 package io.gpuwatch.rules;
 
-import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.rules.dsl.SeriesCatalog;
 
 import java.io.IOException;
@@ -32,7 +31,7 @@ public final class RuleSet {
     private final List<SeriesSpec> series;
     private final Map<String, Integer> seriesIds = new HashMap<>();
     private final long horizonMs;
-    private final Set<Metric> baselined;
+    private final Set<String> baselined;
 
     private RuleSet(List<Rule> rules, SeriesCatalog catalog) {
         this.rules = List.copyOf(rules);
@@ -141,8 +140,11 @@ public final class RuleSet {
         return id == null ? -1 : id;
     }
 
-    /** The metrics some rule reads through {@code baseline(…)}: those the gateway learns per business. */
-    public Set<Metric> baselined() {
+    /**
+     * The names of the series (metrics and derived metrics) some rule reads through {@code baseline(…)}: those the
+     * gateway learns per business (per queue for scheduling metrics).
+     */
+    public Set<String> baselined() {
         return baselined;
     }
 

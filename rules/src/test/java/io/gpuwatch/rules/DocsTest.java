@@ -23,6 +23,16 @@ class DocsTest {
     }
 
     @Test
+    void theDerivedMetricTableListsEveryDerivedMetric() throws IOException {
+        String docs = Files.readString(Path.of("../docs/rules.md"));
+        String table = docs.substring(docs.indexOf("### Derived metrics"), docs.indexOf("## When a rule fires"));
+        for (DerivedMetric d : DerivedMetric.values()) {
+            String row = "| `" + d.field() + "` | " + d.unit();
+            assertTrue(table.contains(row), "the derived-metrics table of docs/rules.md lacks the row " + row);
+        }
+    }
+
+    @Test
     void theFunctionTableHasARowPerFunction() throws IOException {
         String docs = Files.readString(Path.of("../docs/rules.md"));
         for (String f : DslCompiler.functions()) {

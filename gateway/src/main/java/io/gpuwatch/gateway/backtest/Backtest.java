@@ -1,5 +1,6 @@
 package io.gpuwatch.gateway.backtest;
 
+import io.gpuwatch.gateway.cost.Pricing;
 import io.gpuwatch.gateway.replay.Replay;
 import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.RuleSet;
@@ -47,6 +48,12 @@ public final class Backtest {
      */
     public static Result run(RuleSet rules, Iterable<TraceFrame> trace, Consumer<Replay.Sent> onSent,
                              Progress progress) {
+        return run(rules, Pricing.NONE, trace, onSent, progress);
+    }
+
+    /** Like {@link #run(RuleSet, Iterable, Consumer, Progress)}, pricing cards for {@code costPerToken}. */
+    public static Result run(RuleSet rules, Pricing pricing, Iterable<TraceFrame> trace, Consumer<Replay.Sent> onSent,
+                             Progress progress) {
         Map<String, Integer> open = new HashMap<>();
         List<Episode> episodes = new ArrayList<>();
         Replay replay = new Replay(rules, Replay.DEFAULT_TICK_MS, s -> {
@@ -65,6 +72,7 @@ public final class Backtest {
             }
             onSent.accept(s);
         });
+        replay.fleet().usePricing(pricing);
         Map<String, Deque<TraceFrame>> waiting = new LinkedHashMap<>();
         long frames = 0;
         for (TraceFrame f : trace) {

@@ -19,9 +19,13 @@ record TestFile(String file, List<Path> ruleFiles, long evaluationIntervalMs, Li
         }
     }
 
-    /** One test: a fleet, what it sends, and what must be firing when. */
+    /**
+     * One test: a fleet, what it sends, and what must be firing when; {@code cardHourPrice} prices every card
+     * (NaN: no price, so {@code costPerToken} is NaN).
+     */
     record Case(String name, Place place, long intervalMs, List<NodeSetup> nodes, List<InputSeries> series,
-                List<InputEvent> events, List<AlertCheck> checks, List<SeededBaseline> baselines) {
+                List<InputEvent> events, List<AlertCheck> checks, List<SeededBaseline> baselines,
+                double cardHourPrice) {
         Case {
             baselines = List.copyOf(baselines);
             nodes = List.copyOf(nodes);

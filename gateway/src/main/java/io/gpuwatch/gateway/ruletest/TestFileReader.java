@@ -1,6 +1,8 @@
 package io.gpuwatch.gateway.ruletest;
 
+import io.gpuwatch.gateway.state.QueueState;
 import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.rules.DerivedMetric;
 import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.dsl.DslException;
 import io.gpuwatch.rules.dsl.Durations;
@@ -32,8 +34,8 @@ import java.util.regex.Pattern;
 final class TestFileReader {
     private static final List<String> FILE_KEYS = List.of("rule_files", "evaluation_interval", "tests");
     private static final List<String> TEST_KEYS = List.of("name", "interval", "nodes", "input_series",
-            "input_events", "alert_rule_test", "baselines");
-    private static final List<String> BASELINE_KEYS = List.of("business", "metric", "mean", "std");
+            "input_events", "alert_rule_test", "baselines", "card_hour_price");
+    private static final List<String> BASELINE_KEYS = List.of("business", "queue", "metric", "mean", "std");
     private static final List<String> NODE_KEYS = List.of("name", "labels", "cards");
     private static final List<String> CARD_KEYS = List.of("uuid", "name", "index", "processes");
     private static final List<String> PROCESS_KEYS = List.of("pid", "task", "owner", "business", "from", "until");
@@ -176,20 +178,32 @@ final class TestFileReader {
                 baselines.add(b);
             }
         }
+        double price = keys.containsKey("card_hour_price")
+                ? real(keys.get("card_hour_price"), "`card_hour_price`", true) : Double.NaN;
         return name == null ? null : new TestFile.Case(name, SourcePlaces.of(node), intervalMs, nodes, series, events,
-                checks, baselines);
+                checks, baselines, price);
     }
 
     private TestFile.SeededBaseline baseline(Node n) {
         if (!(n instanceof MappingNode m)) {
-            error(n, "a baseline is a mapping of `business`, `metric`, `mean` and `std`");
+            error(n, "a baseline is a mapping of `business` (or `queue`), `metric`, `mean` and `std`");
             return null;
         }
         Map<String, Node> keys = mapping(m, BASELINE_KEYS, "baseline");
-        String business = string(required(m, keys, "business", "the business whose normal this is"), "`business`");
+        String business;
+        if (keys.containsKey("queue")) {
+            if (keys.containsKey("business")) {
+                error(keys.get("queue"), "a baseline is learned per business or per queue: give one of them");
+            }
+            String queue = string(keys.get("queue"), "`queue`");
+            business = queue == null ? null : QueueState.baselineKey(queue);
+        } else {
+            business = string(required(m, keys, "business", "the business whose normal this is (or `queue`)"),
+                    "`business`");
+        }
         Node metricNode = required(m, keys, "metric", "the metric, as rules name it in baseline(…)");
         String metric = string(metricNode, "`metric`");
-        if (metric != null && Metric.byField(metric) == null) {
+        if (metric != null && Metric.byField(metric) == null && DerivedMetric.byField(metric) == null) {
             error(metricNode, "unknown metric `" + metric + "`" + suggestion(metric));
             metric = null;
         }

@@ -1,5 +1,6 @@
 package io.gpuwatch.gateway.ruletest;
 
+import io.gpuwatch.gateway.cost.Pricing;
 import io.gpuwatch.gateway.replay.Replay;
 import io.gpuwatch.protocol.App;
 import io.gpuwatch.protocol.CardInfo;
@@ -47,6 +48,9 @@ final class TestRun {
     }
 
     private TestResult run() {
+        if (!Double.isNaN(test.cardHourPrice())) {
+            replay.fleet().usePricing(new Pricing("", test.cardHourPrice(), List.of(), Map.of()));
+        }
         for (TestFile.SeededBaseline b : test.baselines()) {
             replay.fleet().baselines().seed(b.business(), b.metric(), START_MS, b.mean(), b.std());
         }

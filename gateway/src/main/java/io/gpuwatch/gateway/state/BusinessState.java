@@ -54,7 +54,7 @@ public final class BusinessState implements ScopeView {
     void useSeries(List<SeriesSpec> specs) {
         PooledSeries[] next = new PooledSeries[specs.size()];
         for (SeriesSpec spec : specs) {
-            boolean app = spec.metric() != null && spec.metric().source() == Metric.Source.APP;
+            boolean app = spec.source() == Metric.Source.APP;
             next[spec.id()] = new PooledSeries(app ? tasks : cards, spec.id());
         }
         series = next;

@@ -4,6 +4,7 @@ import io.gpuwatch.gateway.window.EventLog;
 import io.gpuwatch.gateway.window.MetricWindow;
 import io.gpuwatch.protocol.CardInfo;
 import io.gpuwatch.protocol.CardReading;
+import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.ProcessInfo;
 import io.gpuwatch.rules.SeriesSpec;
 import io.gpuwatch.rules.scope.BaselineStat;
@@ -22,6 +23,7 @@ public final class CardState implements ScopeView {
     private CardInfo info;
     private Series[] seriesView = new Series[0];
     private MetricWindow[] windows = new MetricWindow[0];
+    private double[] derived = new double[0];
     private List<SeriesSpec> specs = List.of();
     private List<ProcessInfo> processes = List.of();
     private long lastSampleAt;
@@ -78,6 +80,7 @@ public final class CardState implements ScopeView {
         }
         this.specs = List.copyOf(next);
         this.windows = nextWindows;
+        this.derived = new double[nextWindows.length];
         this.seriesView = nextWindows.clone();
     }
 
@@ -94,9 +97,10 @@ public final class CardState implements ScopeView {
         at(ts);
         for (int i = 0; i < windows.length; i++) {
             SeriesSpec spec = specs.get(i);
-            if (spec.derivation() != null) {
+            if (spec.derivation() != null && spec.source() == Metric.Source.CARD) {
                 // a card that sent no readings this time has nothing to derive from
                 double v = reading.values().isEmpty() ? Double.NaN : spec.derivation().derive(this);
+                derived[i] = v;
                 windows[i].append(ts, v);
                 windows[i].at(ts);
             }
@@ -167,6 +171,11 @@ public final class CardState implements ScopeView {
         return windows[seriesId];
     }
 
+    /** The value the latest sample derived for series {@code id}; NaN when it derived none. */
+    double derived(int id) {
+        return derived[id];
+    }
+
     @Override
     public int countEvents(String kind, int code, long windowMs) {
         return events.count(kind, code, windowMs);
@@ -185,6 +194,11 @@ public final class CardState implements ScopeView {
     @Override
     public boolean allocated() {
         return !processes.isEmpty();
+    }
+
+    @Override
+    public double cardHourPrice() {
+        return node.fleet().cardHourPrice(label("business"), label("card.name"));
     }
 
     /** The baseline of the card's business: unknown while no process, or one without a business, runs on it. */

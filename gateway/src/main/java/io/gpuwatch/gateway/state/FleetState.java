@@ -1,6 +1,7 @@
 package io.gpuwatch.gateway.state;
 
 import io.gpuwatch.gateway.baseline.BaselineBook;
+import io.gpuwatch.gateway.cost.Pricing;
 import io.gpuwatch.gateway.window.EventLog;
 import io.gpuwatch.gateway.window.WindowShape;
 import io.gpuwatch.protocol.App;
@@ -46,7 +47,12 @@ public final class FleetState {
     private final Map<String, QueueState> queues = new LinkedHashMap<>();
     private List<SeriesSpec> series = List.of();
     private final BaselineBook baselines;
-    private Metric[] baselined = new Metric[0];
+    private Set<String> baselinedNames = Set.of();
+    /** Ids of the baselined series, by the frames that feed them. */
+    private int[] cardBaselined = new int[0];
+    private int[] appBaselined = new int[0];
+    private int[] schedBaselined = new int[0];
+    private Pricing pricing = Pricing.NONE;
 
     /** A fleet learning baselines into a book of its own, with the default half-lives. */
     public FleetState() {
@@ -63,14 +69,37 @@ public final class FleetState {
         return baselines;
     }
 
-    /** Learns from now on the baselines of these metrics (those the rules read through {@code baseline}). */
-    public void useBaselines(Set<Metric> metrics) {
-        this.baselined = metrics.toArray(new Metric[0]);
+    /** Learns from now on the baselines of these series (those the rules read through {@code baseline}). */
+    public void useBaselines(Set<String> names) {
+        this.baselinedNames = Set.copyOf(names);
+        resolveBaselined();
+    }
+
+    private void resolveBaselined() {
+        cardBaselined = baselinedOf(Metric.Source.CARD);
+        appBaselined = baselinedOf(Metric.Source.APP);
+        schedBaselined = baselinedOf(Metric.Source.SCHED);
+    }
+
+    private int[] baselinedOf(Metric.Source source) {
+        return series.stream().filter(s -> s.source() == source && baselinedNames.contains(s.name()))
+                .mapToInt(SeriesSpec::id).toArray();
+    }
+
+    /** Prices cards from now on; {@link Pricing#NONE} leaves every price unknown. */
+    public void usePricing(Pricing next) {
+        this.pricing = next;
+    }
+
+    /** What an hour of a card named {@code cardName} costs {@code business}; NaN when no price applies. */
+    double cardHourPrice(String business, String cardName) {
+        return pricing.perCardHour(business, cardName);
     }
 
     /** Switches to the series of a new rule set; windows of series that stay keep their data. */
     public void useSeries(List<SeriesSpec> next) {
         this.series = List.copyOf(next);
+        resolveBaselined();
         for (NodeState node : nodes.values()) {
             node.useSeries(series);
         }
@@ -155,7 +184,15 @@ public final class FleetState {
     public TaskState app(String node, App app, long at) {
         heard(node, at);
         TaskState t = task(app.task());
-        t.app(Math.min(app.ts(), at), app.values(), app.business());
+        long ts = Math.min(app.ts(), at);
+        t.app(ts, app.values(), app.business());
+        if (t.business() != null) {
+            for (int id : appBaselined) {
+                SeriesSpec spec = series.get(id);
+                double v = spec.metric() != null ? app.values().get(spec.metric()) : t.derived(id);
+                baselines.observe(t.business(), spec.name(), ts, v);
+            }
+        }
         return t;
     }
 
@@ -168,11 +205,15 @@ public final class FleetState {
         long ts = Math.min(sched.ts(), at);
         QueueState q = queues.get(sched.queue());
         if (q == null) {
-            q = new QueueState(sched.queue());
+            q = new QueueState(this, sched.queue());
             q.useSeries(series);
             queues.put(sched.queue(), q);
         }
         q.append(ts, sched.values());
+        for (int id : schedBaselined) {
+            SeriesSpec spec = series.get(id);
+            baselines.observe(QueueState.baselineKey(q.name()), spec.name(), ts, sched.values().get(spec.metric()));
+        }
         for (SchedTask st : sched.tasks()) {
             TaskState t = task(st.task());
             t.scheduled(ts, sched.queue(), st.owner(), st.business());
@@ -277,15 +318,18 @@ public final class FleetState {
      * of the business's cards into one mean, so the business, not the card, is what it learns.
      */
     private void learn(CardState card, long ts, CardReading reading) {
-        if (baselined.length == 0) {
+        if (cardBaselined.length == 0) {
             return;
         }
         String business = card.label("business");
         if (business == null) {
             return;
         }
-        for (Metric m : baselined) {
-            baselines.observe(business, m.field(), ts, reading.values().get(m));
+        for (int id : cardBaselined) {
+            SeriesSpec spec = series.get(id);
+            double v = spec.metric() != null ? reading.values().get(spec.metric())
+                    : card.derived(id);
+            baselines.observe(business, spec.name(), ts, v);
         }
     }
 
@@ -294,8 +338,7 @@ public final class FleetState {
      * ZSCORE measures {@code series}' latest value. NaN without a business or history.
      */
     double baseline(String business, int seriesId, BaselineStat stat, double k, long now, Series series) {
-        if (business == null || seriesId < 0 || seriesId >= this.series.size()
-                || this.series.get(seriesId).metric() == null) {
+        if (business == null || seriesId < 0 || seriesId >= this.series.size()) {
             return Double.NaN;
         }
         double current = stat == BaselineStat.ZSCORE ? series.last() : Double.NaN;

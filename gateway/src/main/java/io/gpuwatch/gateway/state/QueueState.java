@@ -3,6 +3,7 @@ package io.gpuwatch.gateway.state;
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
 import io.gpuwatch.rules.SeriesSpec;
+import io.gpuwatch.rules.scope.BaselineStat;
 import io.gpuwatch.rules.scope.ScopeView;
 import io.gpuwatch.rules.scope.Series;
 
@@ -11,13 +12,18 @@ import java.util.Map;
 
 /** One scheduler queue, read by queue-scope rules: the scheduling readings of the `sched` frames naming it. */
 public final class QueueState implements ScopeView {
+    private static final double[] NO_DERIVED = new double[0];
+
+    private final FleetState fleet;
     private final String name;
     private final Map<String, String> identity;
     private final WindowSet windows = new WindowSet(Metric.Source.SCHED);
     private long lastFrameAt;
+    private long reports;
     private long now;
 
-    QueueState(String name) {
+    QueueState(FleetState fleet, String name) {
+        this.fleet = fleet;
         this.name = name;
         this.identity = Map.of("queue", name);
     }
@@ -42,7 +48,13 @@ public final class QueueState implements ScopeView {
 
     void append(long ts, MetricValues values) {
         lastFrameAt = Math.max(lastFrameAt, ts);
-        windows.append(ts, values);
+        reports++;
+        windows.append(ts, values, this, NO_DERIVED);
+    }
+
+    /** The key the queue's baselines are learned under, apart from every business's. */
+    public static String baselineKey(String name) {
+        return "queue/" + name;
     }
 
     /** No frame has named it for longer than the grace period. */
@@ -100,5 +112,17 @@ public final class QueueState implements ScopeView {
     @Override
     public boolean allocated() {
         return false;
+    }
+
+    /** One period per scheduler report: {@code consecutive} counts reports, not the ticks between them. */
+    @Override
+    public long period() {
+        return reports;
+    }
+
+    /** What is normal for this queue, learned from its own reports (queues belong to no business). */
+    @Override
+    public double baseline(int seriesId, BaselineStat stat, double k) {
+        return fleet.baseline(baselineKey(name), seriesId, stat, k, now, series(seriesId));
     }
 }

@@ -27,6 +27,7 @@ public final class TaskState implements ScopeView {
     private final Map<CardState, Long> attributed = new IdentityHashMap<>();
     private final List<CardState> members = new ArrayList<>();
     private PooledSeries[] pooled = new PooledSeries[0];
+    private double[] derived = new double[0];
     private Map<String, String> identity;
     private String business;
     private String owner;
@@ -66,6 +67,7 @@ public final class TaskState implements ScopeView {
 
     void useSeries(List<SeriesSpec> specs) {
         app.useSeries(specs);
+        derived = new double[specs.size()];
         PooledSeries[] next = new PooledSeries[specs.size()];
         for (SeriesSpec spec : specs) {
             next[spec.id()] = new PooledSeries(members, spec.id());
@@ -81,10 +83,16 @@ public final class TaskState implements ScopeView {
         heard(ts, owner, business);
     }
 
-    /** Application readings of the task at {@code ts}. */
+    /** Application readings of the task at {@code ts}, and what is derived from them at that instant. */
     void app(long ts, MetricValues values, String business) {
-        app.append(ts, values);
         heard(ts, null, business);
+        now = ts;
+        app.append(ts, values, this, derived);
+    }
+
+    /** The value the latest app frame derived for series {@code id} (NaN when none). */
+    double derived(int id) {
+        return id >= 0 && id < derived.length ? derived[id] : Double.NaN;
     }
 
     /** A scheduler frame listed the task in {@code queue}. */

@@ -4,12 +4,14 @@ import io.gpuwatch.gateway.window.MetricWindow;
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
 import io.gpuwatch.rules.SeriesSpec;
+import io.gpuwatch.rules.scope.ScopeView;
 
 import java.util.List;
 
 /**
- * The windows of a task or queue over the raw series of one metric source (application or scheduling readings);
- * series of other sources have no window here ({@link #window} gives null), since the scope pools or lacks them.
+ * The windows of a task or queue over the series of one metric source (application or scheduling readings, and
+ * what is derived from them); series of other sources have no window here ({@link #window} gives null), since the
+ * scope pools or lacks them.
  */
 final class WindowSet {
     private final Metric.Source source;
@@ -24,7 +26,7 @@ final class WindowSet {
     void useSeries(List<SeriesSpec> next) {
         MetricWindow[] nextWindows = new MetricWindow[next.size()];
         for (SeriesSpec spec : next) {
-            if (spec.metric() == null || spec.metric().source() != source) {
+            if (spec.source() != source || (spec.metric() == null && spec.derivation() == null)) {
                 continue;
             }
             MetricWindow kept = null;
@@ -51,14 +53,29 @@ final class WindowSet {
         return windows[id];
     }
 
-    void append(long ts, MetricValues values) {
+    /**
+     * Appends a frame's readings, then the series derived from them, read through {@code scope} (the task or queue
+     * that owns the set); {@code derived} gets each derived value by series id.
+     */
+    void append(long ts, MetricValues values, ScopeView scope, double[] derived) {
         for (SeriesSpec spec : specs) {
             MetricWindow w = windows[spec.id()];
-            if (w != null) {
+            if (w != null && spec.metric() != null) {
                 w.append(ts, values.get(spec.metric()));
             }
         }
         at(ts);
+        for (SeriesSpec spec : specs) {
+            MetricWindow w = windows[spec.id()];
+            if (w != null && spec.metric() == null) {
+                double v = spec.derivation().derive(scope);
+                if (spec.id() < derived.length) {
+                    derived[spec.id()] = v;
+                }
+                w.append(ts, v);
+                w.at(ts);
+            }
+        }
     }
 
     void at(long now) {

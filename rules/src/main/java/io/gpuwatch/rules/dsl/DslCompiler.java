@@ -3,7 +3,10 @@ package io.gpuwatch.rules.dsl;
 import io.gpuwatch.protocol.ClockEventReason;
 import io.gpuwatch.protocol.Event;
 import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.rules.DerivedMetric;
+import io.gpuwatch.rules.SampleDerivation;
 import io.gpuwatch.rules.ScopeKind;
+import io.gpuwatch.rules.scope.ScopeView;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -199,6 +202,15 @@ public final class DslCompiler {
             w.readsLast.add(id);
             w.sampled = true;
             return new Out(Type.NUMBER, "last(" + id + ")", (Node.Num) c -> c.last(id), name, n.pos()).ranged(Range.of(m));
+        }
+        DerivedMetric d = DerivedMetric.byField(name);
+        if (d != null) {
+            MetricRef ref = new MetricRef(null, d);
+            checkMetric(ref, n.pos(), null);
+            int id = register(ref, 0, false);
+            w.readsLast.add(id);
+            w.sampled = true;
+            return new Out(Type.NUMBER, "last(" + id + ")", (Node.Num) c -> c.last(id), name, n.pos()).ranged(ref.range());
         }
         if (LABELS.contains(name) || name.equals("queue")) {
             List<String> labels = scopeLabels();
@@ -476,7 +488,8 @@ public final class DslCompiler {
             default:
                 break;
         }
-        if (Metric.byField(name) != null || LABELS.contains(name) || BUILTINS.contains(name)) {
+        if (Metric.byField(name) != null || DerivedMetric.byField(name) != null || LABELS.contains(name)
+                || BUILTINS.contains(name)) {
             throw new DslException(c.pos(), "`" + name + "` is not a function");
         }
         String hint = PROMQL.containsKey(name) ? "; did you mean `" + PROMQL.get(name) + "`?"
@@ -527,7 +540,7 @@ public final class DslCompiler {
         if (f.equals("count") && first instanceof Syntax.Call inner && inner.name().equals("events")) {
             return events(c, inner, w, false);
         }
-        Metric m = metricArgument(c, first);
+        MetricRef m = metricArgument(c, first);
         long window = window(c.args().get(1));
         if ((f.equals("rate") || f.equals("increase")) && m.kind() != Metric.Kind.COUNTER) {
             w.warnings.add(new DslProblem(first.pos(), "`" + f + "` is meant for counters, and `" + m.field()
@@ -541,7 +554,7 @@ public final class DslCompiler {
             w.warnings.add(new DslProblem(first.pos(), "`resets` is meant for counters, and `" + m.field()
                     + "` is a " + m.kind().name().toLowerCase(Locale.ROOT) + "; use changes() to count changes"));
         }
-        int id = catalog.raw(m, window, TRANSITION_FUNCTIONS.contains(f));
+        int id = register(m, window, TRANSITION_FUNCTIONS.contains(f));
         w.sampled = true;
         String method = f.equals("last") ? "lastWithin" : f;
         return new Out(Type.NUMBER, method + "(" + id + ", " + window + "L)", windowNode(f, id, window),
@@ -568,8 +581,8 @@ public final class DslCompiler {
     }
 
     /** Where a window function's value lies, from the metric's range; null when unknown. */
-    private static Range range(String f, Metric m) {
-        Range r = Range.of(m);
+    private static Range range(String f, MetricRef m) {
+        Range r = m.range();
         boolean nonNegative = r != null && r.lo() >= 0;
         return switch (f) {
             case "avg", "min", "max", "last" -> r;
@@ -582,25 +595,25 @@ public final class DslCompiler {
 
     private Out quantile(Syntax.Call c, Walk w) throws DslException {
         arity(c, 3, "metric, p, window");
-        Metric m = metricArgument(c, c.args().get(0));
+        MetricRef m = metricArgument(c, c.args().get(0));
         Syntax pArg = c.args().get(1);
         if (!(pArg instanceof Syntax.Num p) || p.unit() != Unit.NONE || p.value() < 0 || p.value() > 1) {
             throw new DslException(pArg.pos(), "the quantile must be a plain number from 0 to 1, e.g. "
                     + "quantile(tempC, 0.99, 5m) for the 99th percentile");
         }
         long window = window(c.args().get(2));
-        int id = catalog.raw(m, window);
+        int id = register(m, window, false);
         w.sampled = true;
         double q = p.value();
         return new Out(Type.NUMBER, "quantile(" + id + ", " + mvelNumber(q) + ", " + window + "L)",
                 (Node.Num) ctx -> ctx.quantile(id, q, window),
                 "quantile(" + m.field() + ", " + plain(p.value()) + ", " + Unit.formatDuration(window) + ")",
-                c.pos()).ranged(Range.of(m));
+                c.pos()).ranged(m.range());
     }
 
     private Out predict(Syntax.Call c, Walk w) throws DslException {
         arity(c, 3, "metric, window, horizon");
-        Metric m = metricArgument(c, c.args().get(0));
+        MetricRef m = metricArgument(c, c.args().get(0));
         long window = window(c.args().get(1));
         Syntax hArg = c.args().get(2);
         if (!(hArg instanceof Syntax.Num h) || h.unit() != Unit.DURATION || h.value() <= 0) {
@@ -608,7 +621,7 @@ public final class DslCompiler {
                     + "ahead of now to read the trend line");
         }
         long horizon = (long) h.value();
-        int id = catalog.raw(m, window);
+        int id = register(m, window, false);
         w.sampled = true;
         return new Out(Type.NUMBER, "predict(" + id + ", " + window + "L, " + horizon + "L)",
                 (Node.Num) ctx -> ctx.predict(id, window, horizon),
@@ -618,9 +631,9 @@ public final class DslCompiler {
 
     private Out absent(Syntax.Call c, Walk w) throws DslException {
         arity(c, 2, "metric, window");
-        Metric m = metricArgument(c, c.args().get(0));
+        MetricRef m = metricArgument(c, c.args().get(0));
         long window = window(c.args().get(1));
-        int id = catalog.raw(m, window);
+        int id = register(m, window, false);
         w.sampled = true;
         return new Out(Type.BOOLEAN, "absent(" + id + ", " + window + "L)", (Node.Bool) ctx -> ctx.absent(id, window),
                 "absent(" + m.field() + ", " + Unit.formatDuration(window) + ")", c.pos());
@@ -667,7 +680,7 @@ public final class DslCompiler {
         if (c.args().size() != 1) {
             throw new DslException(c.pos(), "`baseline` takes 1 argument (metric), got " + c.args().size());
         }
-        Metric m = metricArgument(c, c.args().get(0));
+        MetricRef m = metricArgument(c, c.args().get(0));
         String name = b.name();
         int stat = BASELINE_ACCESSORS.indexOf(name);
         if (stat < 0) {
@@ -691,8 +704,8 @@ public final class DslCompiler {
             throw new DslException(b.namePos(), "`." + name + "` takes no arguments: baseline(" + m.field() + ")."
                     + name);
         }
-        int id = catalog.raw(m, 0);
-        catalog.baselined(m);
+        int id = register(m, 0, false);
+        catalog.baselined(m.field());
         if (name.equals("zscore")) {
             w.readsLast.add(id);
         }
@@ -704,12 +717,14 @@ public final class DslCompiler {
         return name.equals("std") ? out.ranged(Range.NON_NEGATIVE) : out;
     }
 
-    private Metric metricArgument(Syntax.Call c, Syntax arg) throws DslException {
+    private MetricRef metricArgument(Syntax.Call c, Syntax arg) throws DslException {
         if (arg instanceof Syntax.Name n) {
             Metric m = Metric.byField(n.name());
-            if (m != null) {
-                checkMetric(m, n.pos(), c.name());
-                return m;
+            DerivedMetric d = DerivedMetric.byField(n.name());
+            if (m != null || d != null) {
+                MetricRef ref = new MetricRef(m, d);
+                checkMetric(ref, n.pos(), c.name());
+                return ref;
             }
             if (!LABELS.contains(n.name()) && !BUILTINS.contains(n.name()) && !FUNCTIONS.contains(n.name())
                     && !n.name().equals("card") && !n.name().equals("labels")) {
@@ -721,6 +736,10 @@ public final class DslCompiler {
     }
 
     private void checkMetric(Metric m, int pos, String function) throws DslException {
+        checkMetric(new MetricRef(m, null), pos, function);
+    }
+
+    private void checkMetric(MetricRef m, int pos, String function) throws DslException {
         switch (m.source()) {
             case APP:
                 if (scope != ScopeKind.TASK && scope != ScopeKind.BUSINESS) {
@@ -745,6 +764,78 @@ public final class DslCompiler {
             throw new DslException(pos, "`" + m.field() + "` is a set of bits"
                     + (function == null ? "" : " that `" + function + "` cannot aggregate")
                     + "; test it with throttled('REASON', …)");
+        }
+    }
+
+    /** A metric a function reads: one the protocol carries, or one the gateway derives. */
+    private record MetricRef(Metric metric, DerivedMetric derived) {
+        String field() {
+            return metric != null ? metric.field() : derived.field();
+        }
+
+        Metric.Kind kind() {
+            return metric != null ? metric.kind() : derived.kind();
+        }
+
+        Metric.Source source() {
+            return metric != null ? metric.source() : derived.source();
+        }
+
+        Range range() {
+            return metric != null ? Range.of(metric) : Range.of(derived.kind(), derived.unit());
+        }
+    }
+
+    /** The series id of {@code m}, widened to {@code window}; a derived metric registers what it derives from. */
+    private int register(MetricRef m, long window, boolean transitions) {
+        if (m.metric() != null) {
+            return catalog.raw(m.metric(), window, transitions);
+        }
+        return catalog.derived(m.derived(), derivation(m.derived()), window, transitions);
+    }
+
+    /** How a derived metric's value is computed from the latest raw values of the same frame. */
+    private SampleDerivation derivation(DerivedMetric d) {
+        switch (d) {
+            case IDLE: {
+                int util = catalog.raw(Metric.GPU_UTIL, 0);
+                return v -> {
+                    double u = v.series(util).last();
+                    return Double.isNaN(u) ? Double.NaN
+                            : v.allocated() && u < DerivedMetric.IDLE_BELOW_PERCENT ? 1 : 0;
+                };
+            }
+            case EFFECTIVE_COMPUTE_RATIO: {
+                int util = catalog.raw(Metric.GPU_UTIL, 0);
+                int sm = catalog.raw(Metric.SM_ACTIVE, 0);
+                return v -> {
+                    double u = v.series(util).last();
+                    double a = v.series(sm).last();
+                    // no ratio of an idle card: "busy" is what the ratio divides by
+                    return Double.isNaN(u) || Double.isNaN(a) || u < 1 ? Double.NaN : Math.min(1, a / (u / 100));
+                };
+            }
+            case COST_PER_TOKEN: {
+                int tokens = catalog.raw(Metric.TOKENS_PER_SEC, 0);
+                return v -> {
+                    double t = v.series(tokens).last();
+                    if (Double.isNaN(t) || t <= 0) {
+                        return Double.NaN;
+                    }
+                    double perHour = 0;
+                    boolean priced = false;
+                    for (ScopeView card : v.members()) {
+                        double p = card.cardHourPrice();
+                        if (!Double.isNaN(p)) {
+                            perHour += p;
+                            priced = true;
+                        }
+                    }
+                    return priced ? perHour / 3600 / t : Double.NaN;
+                };
+            }
+            default:
+                throw new IllegalArgumentException(d.name());
         }
     }
 
@@ -909,18 +1000,26 @@ public final class DslCompiler {
                         canon, outer.pos()).ranged(Range.NON_NEGATIVE);
     }
 
+    private boolean readable(Metric.Source source) {
+        return switch (source) {
+            case CARD -> scope != ScopeKind.QUEUE;
+            case APP -> scope == ScopeKind.TASK || scope == ScopeKind.BUSINESS;
+            case SCHED -> scope == ScopeKind.QUEUE;
+        };
+    }
+
     /** A close known name, as a hint for a typo. */
     private String suggestion(String name) {
         List<String> known = new ArrayList<>(scopeLabels());
         known.addAll(BUILTINS);
         for (Metric m : Metric.values()) {
-            boolean readable = switch (m.source()) {
-                case CARD -> scope != ScopeKind.QUEUE;
-                case APP -> scope == ScopeKind.TASK || scope == ScopeKind.BUSINESS;
-                case SCHED -> scope == ScopeKind.QUEUE;
-            };
-            if (readable) {
+            if (readable(m.source())) {
                 known.add(m.field());
+            }
+        }
+        for (DerivedMetric d : DerivedMetric.values()) {
+            if (readable(d.source())) {
+                known.add(d.field());
             }
         }
         return closest(name, known);

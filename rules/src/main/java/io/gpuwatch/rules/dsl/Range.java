@@ -19,13 +19,18 @@ record Range(double lo, double hi) {
 
     /** What a metric's unit promises; null where it promises nothing (temperatures may be below zero). */
     static Range of(Metric m) {
-        if (m.kind() == Metric.Kind.FLAG || m.unit().equals("ratio 0..1")) {
+        return of(m.kind(), m.unit());
+    }
+
+    /** What a metric of this kind and unit promises. */
+    static Range of(Metric.Kind kind, String unit) {
+        if (kind == Metric.Kind.FLAG || unit.equals("ratio 0..1")) {
             return UNIT;
         }
-        if (m.unit().equals("percent")) {
+        if (unit.equals("percent")) {
             return PERCENT;
         }
-        return m.unit().equals("celsius") ? null : NON_NEGATIVE;
+        return unit.equals("celsius") ? null : NON_NEGATIVE;
     }
 
     boolean constant() {

@@ -1,16 +1,17 @@
 package io.gpuwatch.rules.dsl;
 
 import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.rules.DerivedMetric;
 import io.gpuwatch.rules.SampleDerivation;
 import io.gpuwatch.rules.SeriesSpec;
 
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The series the rules of one load read, collected while they compile: each gets an id on first use and
@@ -19,20 +20,22 @@ import java.util.Set;
 public final class SeriesCatalog {
     private final List<Entry> entries = new ArrayList<>();
     private final Map<String, Integer> byName = new HashMap<>();
-    private final Set<Metric> baselined = EnumSet.noneOf(Metric.class);
+    private final Set<String> baselined = new TreeSet<>();
     private long eventWindowMs;
 
     private static final class Entry {
         final String name;
         final Metric metric;
         final SampleDerivation derivation;
+        final Metric.Source source;
         long windowMs;
         boolean transitions;
 
-        Entry(String name, Metric metric, SampleDerivation derivation, long windowMs) {
+        Entry(String name, Metric metric, SampleDerivation derivation, Metric.Source source, long windowMs) {
             this.name = name;
             this.metric = metric;
             this.derivation = derivation;
+            this.source = source;
             this.windowMs = windowMs;
         }
     }
@@ -46,7 +49,7 @@ public final class SeriesCatalog {
     int raw(Metric metric, long windowMs, boolean transitions) {
         Integer id = byName.get(metric.field());
         if (id == null) {
-            id = add(new Entry(metric.field(), metric, null, windowMs));
+            id = add(new Entry(metric.field(), metric, null, metric.source(), windowMs));
         } else {
             widen(id, windowMs);
         }
@@ -60,9 +63,21 @@ public final class SeriesCatalog {
         return id == null ? -1 : id;
     }
 
-    /** Registers a new derived series. */
+    /** Registers a new series derived per card sample. */
     int derived(String name, SampleDerivation derivation, long windowMs) {
-        return add(new Entry(name, null, derivation, windowMs));
+        return add(new Entry(name, null, derivation, Metric.Source.CARD, windowMs));
+    }
+
+    /** The id of the series of a derived metric, registered on first use and widened to {@code windowMs}. */
+    int derived(DerivedMetric metric, SampleDerivation derivation, long windowMs, boolean transitions) {
+        Integer id = byName.get(metric.field());
+        if (id == null) {
+            id = add(new Entry(metric.field(), null, derivation, metric.source(), windowMs));
+        } else {
+            widen(id, windowMs);
+        }
+        entries.get(id).transitions |= transitions;
+        return id;
     }
 
     void widen(int id, long windowMs) {
@@ -70,14 +85,14 @@ public final class SeriesCatalog {
         e.windowMs = Math.max(e.windowMs, windowMs);
     }
 
-    /** Notes that a rule reads the baseline of {@code metric}, which the gateway must then learn. */
-    void baselined(Metric metric) {
-        baselined.add(metric);
+    /** Notes that a rule reads the baseline of the series {@code name}, which the gateway must then learn. */
+    void baselined(String name) {
+        baselined.add(name);
     }
 
-    /** The metrics rules read through {@code baseline(…)}. */
-    public Set<Metric> baselined() {
-        return Collections.unmodifiableSet(EnumSet.copyOf(baselined));
+    /** The names of the series (metrics, derived metrics) rules read through {@code baseline(…)}. */
+    public Set<String> baselined() {
+        return Collections.unmodifiableSet(new TreeSet<>(baselined));
     }
 
     void events(long windowMs) {
@@ -96,7 +111,7 @@ public final class SeriesCatalog {
         List<SeriesSpec> out = new ArrayList<>(entries.size());
         for (int i = 0; i < entries.size(); i++) {
             Entry e = entries.get(i);
-            out.add(new SeriesSpec(i, e.name, e.metric, e.derivation, e.windowMs, e.transitions));
+            out.add(new SeriesSpec(i, e.name, e.metric, e.derivation, e.source, e.windowMs, e.transitions));
         }
         return List.copyOf(out);
     }

@@ -48,6 +48,8 @@ public final class RuleEngine {
         /** The runs of the rule's consecutive() conditions, and the rule they were counted for. */
         int[] streaks = NO_STREAKS;
         Rule streaksOf;
+        /** The scope's period the streaks were last counted in. */
+        long streakPeriod = Long.MIN_VALUE;
         long activeSince;
         long falseSince = -1;
         /** What the latest transition said, so an alert can still be resolved once its rule is gone. */
@@ -136,7 +138,15 @@ public final class RuleEngine {
         }
         boolean holds;
         try {
-            holds = slot == null ? rule.test(view) : rule.test(view, streaks(slot, rule));
+            if (slot == null) {
+                holds = rule.test(view);
+            } else {
+                int[] runs = streaks(slot, rule);
+                long period = view.period();
+                boolean newPeriod = period < 0 || period != slot.streakPeriod;
+                slot.streakPeriod = period;
+                holds = rule.test(view, runs, newPeriod);
+            }
         } catch (RuleEvaluationException e) {
             errors.put(rule.name(), rule.runtimeError("rule `" + rule.name() + "` on " + instanceKey + ": " + e.reason()));
             holds = false;
@@ -162,6 +172,7 @@ public final class RuleEngine {
             if (slot.streaksOf == null || !slot.streaksOf.when().equals(rule.when())
                     || slot.streaks.length != rule.streaks()) {
                 slot.streaks = rule.streaks() == 0 ? NO_STREAKS : new int[rule.streaks()];
+                slot.streakPeriod = Long.MIN_VALUE;
             }
             slot.streaksOf = rule;
         }

@@ -53,6 +53,23 @@ public interface ScopeView {
     }
 
     /**
+     * What one hour of this card costs, in the configured currency, for {@code costPerToken}; NaN where no price
+     * is configured and for scopes other than card.
+     */
+    default double cardHourPrice() {
+        return Double.NaN;
+    }
+
+    /**
+     * Counts the periods of the scope's data: rules that use {@code consecutive} count one run step per period
+     * instead of one per evaluation. -1 (the default) makes every evaluation a period; a queue counts its
+     * scheduler reports, so "five consecutive periods" means five reports, however often the queue is evaluated.
+     */
+    default long period() {
+        return -1;
+    }
+
+    /**
      * The member cards of a task or business now, each ready to be read at {@link #now()}, for
      * {@code count(cards where …)}; empty for the other scopes.
      */

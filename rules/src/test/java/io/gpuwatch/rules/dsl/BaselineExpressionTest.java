@@ -84,7 +84,7 @@ class BaselineExpressionTest {
                 + "  - name: r\n    when: powerW > baseline(powerW).upper(4) && gpuUtil < 50\n"
                 + "    summary: \"@{baseline(memUsedBytes).mean}\"\n");
         assertTrue(load.ok(), load.diagnostics()::toString);
-        assertEquals(Set.of(Metric.POWER_W, Metric.MEM_USED_BYTES), load.ruleSet().baselined());
+        assertEquals(Set.of("powerW", "memUsedBytes"), load.ruleSet().baselined());
         RuleLoad none = RuleSet.parse("n.yml", "group: g\nlayer: device\nseverity: page\nrules:\n"
                 + "  - name: r\n    when: avg(powerW, 5m) > 400\n");
         assertEquals(Set.of(), none.ruleSet().baselined());

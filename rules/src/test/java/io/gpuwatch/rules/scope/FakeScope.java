@@ -26,6 +26,9 @@ public final class FakeScope implements ScopeView {
     private long now;
     private long lastFrameAt;
     private boolean allocated;
+    private long period = -1;
+    private double cardHourPrice = Double.NaN;
+    private List<? extends ScopeView> members = List.of();
 
     public FakeScope(List<SeriesSpec> specs, Map<String, String> identity) {
         this.specs = List.copyOf(specs);
@@ -64,6 +67,38 @@ public final class FakeScope implements ScopeView {
     public FakeScope allocated(boolean a) {
         this.allocated = a;
         return this;
+    }
+
+    /** The scope's data period from now on (see {@link ScopeView#period()}). */
+    public FakeScope period(long p) {
+        this.period = p;
+        return this;
+    }
+
+    public FakeScope cardHourPrice(double price) {
+        this.cardHourPrice = price;
+        return this;
+    }
+
+    /** The member cards a task or business scope reads. */
+    public FakeScope members(List<? extends ScopeView> cards) {
+        this.members = List.copyOf(cards);
+        return this;
+    }
+
+    @Override
+    public long period() {
+        return period;
+    }
+
+    @Override
+    public double cardHourPrice() {
+        return cardHourPrice;
+    }
+
+    @Override
+    public List<? extends ScopeView> members() {
+        return members;
     }
 
     /** What is normal for {@code metric} in {@code business}, as the gateway would have learned it. */

@@ -1,0 +1,189 @@
+package io.gpuwatch.gateway.cost;
+
+import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
+import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
+import org.snakeyaml.engine.v2.nodes.MappingNode;
+import org.snakeyaml.engine.v2.nodes.Node;
+import org.snakeyaml.engine.v2.nodes.NodeTuple;
+import org.snakeyaml.engine.v2.nodes.ScalarNode;
+import org.snakeyaml.engine.v2.nodes.SequenceNode;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Reads a pricing file ({@code gateway --pricing FILE}); every mistake is reported as {@code file:line:col: …} and
+ * a file with any mistake gives no pricing, so a typo never turns into a wrong bill.
+ * <pre>
+ * currency: USD
+ * card_hour:
+ *   default: 2.00
+ *   models:
+ *     - {match: H100, price: 3.50}
+ *   businesses:
+ *     research: 1.20
+ * </pre>
+ */
+public final class PricingFile {
+    /** The pricing read, or the errors that stopped it. */
+    public record Load(Pricing pricing, List<String> errors) {
+        public Load {
+            errors = List.copyOf(errors);
+        }
+
+        public boolean ok() {
+            return errors.isEmpty();
+        }
+    }
+
+    private final String file;
+    private final List<String> errors = new ArrayList<>();
+
+    private PricingFile(String file) {
+        this.file = file;
+    }
+
+    /** Reads {@code path}. */
+    public static Load read(Path path) {
+        try {
+            return parse(path.toString(), Files.readString(path));
+        } catch (IOException e) {
+            return new Load(null, List.of(path + ": cannot read: " + e.getMessage()));
+        }
+    }
+
+    /** Parses {@code text}, naming {@code file} in errors. */
+    public static Load parse(String file, String text) {
+        PricingFile reader = new PricingFile(file);
+        Pricing p = reader.pricing(text);
+        return reader.errors.isEmpty() ? new Load(p, List.of()) : new Load(null, reader.errors);
+    }
+
+    private Pricing pricing(String text) {
+        Optional<Node> root;
+        try {
+            root = new Compose(LoadSettings.builder().setLabel(file).build()).composeString(text);
+        } catch (MarkedYamlEngineException e) {
+            int line = e.getProblemMark().map(m -> m.getLine() + 1).orElse(1);
+            int col = e.getProblemMark().map(m -> m.getColumn() + 1).orElse(1);
+            errors.add(file + ":" + line + ":" + col + ": " + e.getProblem());
+            return null;
+        } catch (YamlEngineException e) {
+            errors.add(file + ":1:1: " + e.getMessage());
+            return null;
+        }
+        if (root.isEmpty() || !(root.get() instanceof MappingNode top)) {
+            errors.add(file + ":1:1: a pricing file is a mapping with currency and card_hour");
+            return null;
+        }
+        Map<String, Node> keys = keys(top, Set.of("currency", "card_hour"));
+        String currency = keys.containsKey("currency") ? text(keys.get("currency"), "currency") : "";
+        Node hourNode = keys.get("card_hour");
+        if (hourNode == null) {
+            errors.add(at(top) + "card_hour is missing: the prices of a card-hour");
+            return null;
+        }
+        if (!(hourNode instanceof MappingNode hour)) {
+            errors.add(at(hourNode) + "card_hour must be a mapping of default, models and businesses");
+            return null;
+        }
+        Map<String, Node> h = keys(hour, Set.of("default", "models", "businesses"));
+        double def = h.containsKey("default") ? price(h.get("default"), "card_hour.default") : Double.NaN;
+        List<Pricing.ModelPrice> models = new ArrayList<>();
+        if (h.containsKey("models")) {
+            if (!(h.get("models") instanceof SequenceNode seq)) {
+                errors.add(at(h.get("models")) + "card_hour.models must be a list of {match, price}");
+            } else {
+                for (Node item : seq.getValue()) {
+                    if (!(item instanceof MappingNode m)) {
+                        errors.add(at(item) + "a model price is {match: H100, price: 3.50}");
+                        continue;
+                    }
+                    Map<String, Node> mk = keys(m, Set.of("match", "price"));
+                    if (!mk.containsKey("match") || !mk.containsKey("price")) {
+                        errors.add(at(item) + "a model price needs both match and price");
+                        continue;
+                    }
+                    String match = text(mk.get("match"), "match");
+                    double price = price(mk.get("price"), "price");
+                    if (match != null && !match.isBlank()) {
+                        models.add(new Pricing.ModelPrice(match, price));
+                    } else {
+                        errors.add(at(mk.get("match")) + "match must name a card model, e.g. H100");
+                    }
+                }
+            }
+        }
+        Map<String, Double> businesses = new LinkedHashMap<>();
+        if (h.containsKey("businesses")) {
+            if (!(h.get("businesses") instanceof MappingNode bm)) {
+                errors.add(at(h.get("businesses")) + "card_hour.businesses must map business names to prices");
+            } else {
+                for (NodeTuple t : bm.getValue()) {
+                    String name = text(t.getKeyNode(), "business");
+                    if (name != null) {
+                        businesses.put(name, price(t.getValueNode(), "card_hour.businesses." + name));
+                    }
+                }
+            }
+        }
+        if (errors.isEmpty() && Double.isNaN(def) && models.isEmpty() && businesses.isEmpty()) {
+            errors.add(at(hour) + "card_hour gives no price: set default, models or businesses");
+        }
+        return errors.isEmpty() ? new Pricing(currency == null ? "" : currency, def, models, businesses) : null;
+    }
+
+    private Map<String, Node> keys(MappingNode node, Set<String> allowed) {
+        Map<String, Node> out = new LinkedHashMap<>();
+        for (NodeTuple t : node.getValue()) {
+            String key = t.getKeyNode() instanceof ScalarNode s ? s.getValue() : null;
+            if (key == null || !allowed.contains(key)) {
+                errors.add(at(t.getKeyNode()) + "unknown key " + (key == null ? "(not text)" : "`" + key + "`")
+                        + " (allowed: " + String.join(", ", allowed.stream().sorted().toList()) + ")");
+            } else if (out.put(key, t.getValueNode()) != null) {
+                errors.add(at(t.getKeyNode()) + "`" + key + "` is given twice");
+            }
+        }
+        return out;
+    }
+
+    private String text(Node node, String what) {
+        if (node instanceof ScalarNode s) {
+            return s.getValue();
+        }
+        errors.add(at(node) + what + " must be text");
+        return null;
+    }
+
+    private double price(Node node, String what) {
+        String v = text(node, what);
+        if (v == null) {
+            return Double.NaN;
+        }
+        try {
+            double d = Double.parseDouble(v.trim());
+            if (d >= 0 && Double.isFinite(d)) {
+                return d;
+            }
+        } catch (NumberFormatException e) {
+            // reported below with the value
+        }
+        errors.add(at(node) + what + " must be a price of one card-hour, a number ≥ 0, not `" + v + "`");
+        return Double.NaN;
+    }
+
+    private String at(Node node) {
+        int line = node.getStartMark().map(m -> m.getLine() + 1).orElse(1);
+        int col = node.getStartMark().map(m -> m.getColumn() + 1).orElse(1);
+        return file + ":" + line + ":" + col + ": ";
+    }
+}
