@@ -118,6 +118,11 @@ public final class Rule {
         }
     }
 
+    /** The longest window {@code when} reads, in milliseconds: how much data it needs to judge. */
+    public long longestWindowMs() {
+        return when.longestWindowMs();
+    }
+
     /** How many {@code consecutive(cond, n)} runs an instance of this rule keeps: the length of its streak array. */
     public int streaks() {
         return when.streaks();

@@ -127,6 +127,8 @@ public final class DslCompiler {
         boolean events;
         boolean sampled;
         boolean neverWarned;
+        /** The longest window the expression reads, in milliseconds. */
+        long longestWindowMs;
 
         /** {@code noStreaks} says why {@code consecutive} is refused here; null allows it. */
         Walk(List<DslProblem> warnings, String noStreaks) {
@@ -145,11 +147,12 @@ public final class DslCompiler {
             events |= inner.events;
             sampled |= inner.sampled;
             neverWarned |= inner.neverWarned;
+            longestWindowMs = Math.max(longestWindowMs, inner.longestWindowMs);
         }
 
         Expression expression(Out out) throws DslException {
             return Expression.compile(out.canon, out.mvel, out.node, events && !sampled,
-                    streaks == null ? List.of() : streaks, members);
+                    streaks == null ? List.of() : streaks, members, longestWindowMs);
         }
     }
 
@@ -541,7 +544,7 @@ public final class DslCompiler {
             return events(c, inner, w, false);
         }
         MetricRef m = metricArgument(c, first);
-        long window = window(c.args().get(1));
+        long window = window(c.args().get(1), w);
         if ((f.equals("rate") || f.equals("increase")) && m.kind() != Metric.Kind.COUNTER) {
             w.warnings.add(new DslProblem(first.pos(), "`" + f + "` is meant for counters, and `" + m.field()
                     + "` is a " + m.kind().name().toLowerCase(Locale.ROOT) + "; use slope() for trends"));
@@ -601,7 +604,7 @@ public final class DslCompiler {
             throw new DslException(pArg.pos(), "the quantile must be a plain number from 0 to 1, e.g. "
                     + "quantile(tempC, 0.99, 5m) for the 99th percentile");
         }
-        long window = window(c.args().get(2));
+        long window = window(c.args().get(2), w);
         int id = register(m, window, false);
         w.sampled = true;
         double q = p.value();
@@ -614,7 +617,7 @@ public final class DslCompiler {
     private Out predict(Syntax.Call c, Walk w) throws DslException {
         arity(c, 3, "metric, window, horizon");
         MetricRef m = metricArgument(c, c.args().get(0));
-        long window = window(c.args().get(1));
+        long window = window(c.args().get(1), w);
         Syntax hArg = c.args().get(2);
         if (!(hArg instanceof Syntax.Num h) || h.unit() != Unit.DURATION || h.value() <= 0) {
             throw new DslException(hArg.pos(), "the horizon must be a duration literal such as 30m or 4h: how far "
@@ -632,7 +635,7 @@ public final class DslCompiler {
     private Out absent(Syntax.Call c, Walk w) throws DslException {
         arity(c, 2, "metric, window");
         MetricRef m = metricArgument(c, c.args().get(0));
-        long window = window(c.args().get(1));
+        long window = window(c.args().get(1), w);
         int id = register(m, window, false);
         w.sampled = true;
         return new Out(Type.BOOLEAN, "absent(" + id + ", " + window + "L)", (Node.Bool) ctx -> ctx.absent(id, window),
@@ -839,6 +842,13 @@ public final class DslCompiler {
         }
     }
 
+    /** {@link #window(Syntax)}, noted as a window the expression reads. */
+    private static long window(Syntax arg, Walk w) throws DslException {
+        long ms = window(arg);
+        w.longestWindowMs = Math.max(w.longestWindowMs, ms);
+        return ms;
+    }
+
     private static long window(Syntax arg) throws DslException {
         if (!(arg instanceof Syntax.Num n) || n.unit() != Unit.DURATION) {
             throw new DslException(arg.pos(), "the window must be a duration literal such as 30s, 5m or 1h");
@@ -906,7 +916,7 @@ public final class DslCompiler {
             throw new DslException(cond.pos, "the first argument of `fraction` must be a condition (true/false), "
                     + "e.g. fraction(gpuUtil > 90, 5m), but this is " + cond.type.words());
         }
-        long window = window(c.args().get(1));
+        long window = window(c.args().get(1), w);
         int id = catalog.derivedId(cond.canon);
         if (id < 0) {
             int[] readsLast = inner.readsLast.stream().mapToInt(Integer::intValue).toArray();
@@ -916,6 +926,7 @@ public final class DslCompiler {
         }
         w.sampled = true;
         w.neverWarned |= inner.neverWarned;
+        w.longestWindowMs = Math.max(w.longestWindowMs, inner.longestWindowMs);
         int derived = id;
         return new Out(Type.NUMBER, "fraction(" + id + ", " + window + "L)", (Node.Num) ctx -> ctx.fraction(derived, window),
                 "fraction(" + cond.canon + ", " + Unit.formatDuration(window) + ")", c.pos()).ranged(Range.UNIT);
@@ -986,7 +997,7 @@ public final class DslCompiler {
             }
             code = (int) num.value();
         }
-        long window = window(outer.args().get(1));
+        long window = window(outer.args().get(1), w);
         catalog.events(window);
         w.events = true;
         String args = quote(kind) + ", " + code + ", " + window + "L";

@@ -40,9 +40,11 @@ public final class Expression {
     private final Node node;
     private final List<Expression> streaks;
     private final EvalContext context;
+    private final long longestWindowMs;
 
     private Expression(String canonical, String mvel, Node node, boolean onlyEvents, Serializable compiled,
-                       List<Expression> streaks, List<Expression> members) {
+                       List<Expression> streaks, List<Expression> members, long longestWindowMs) {
+        this.longestWindowMs = longestWindowMs;
         this.canonical = canonical;
         this.mvel = mvel;
         this.node = node;
@@ -55,10 +57,11 @@ public final class Expression {
     /**
      * {@code node} and {@code mvel} are the same checked expression; {@code streaks} are the conditions of its
      * {@code consecutive(cond, n)} calls, {@code members} the card conditions of its {@code count(cards where cond)}
-     * calls, by index.
+     * calls, by index; {@code longestWindowMs} the longest window it reads.
      */
     static Expression compile(String canonical, String mvel, Node node, boolean onlyEvents,
-                              List<Expression> streaks, List<Expression> members) throws DslException {
+                              List<Expression> streaks, List<Expression> members, long longestWindowMs)
+            throws DslException {
         ParserConfiguration config = new ParserConfiguration();
         config.setClassLoader(FILTER);
         ParserContext pc = new ParserContext(config);
@@ -67,7 +70,7 @@ public final class Expression {
         pc.addInput("this", EvalContext.class);
         try {
             return new Expression(canonical, mvel, node, onlyEvents, MVEL.compileExpression(mvel, pc), streaks,
-                    members);
+                    members, longestWindowMs);
         } catch (RuntimeException e) {
             // the checker admitted something MVEL cannot compile: a bug of ours, reported, never run
             throw new DslException(0, "internal error: MVEL rejected `" + mvel + "`: " + e.getMessage());
@@ -87,6 +90,11 @@ public final class Expression {
     /** True when the expression reads event counts and nothing sampled. */
     public boolean readsOnlyEvents() {
         return onlyEvents;
+    }
+
+    /** The longest window (of a metric or an event count) the expression reads, in milliseconds; 0 for none. */
+    public long longestWindowMs() {
+        return longestWindowMs;
     }
 
     /** How many {@code consecutive} conditions the expression has: the length of its streak array. */

@@ -50,6 +50,12 @@ public final class RuleEngine {
         Rule streaksOf;
         /** The scope's period the streaks were last counted in. */
         long streakPeriod = Long.MIN_VALUE;
+        /**
+         * For an alert restored after a restart: how long it stays firing from its first evaluation whatever its
+         * condition says, since the windows the restart emptied cannot show yet that it is over; -1 once spent.
+         */
+        long restoredHoldMs = -1;
+        long heldUntil = Long.MIN_VALUE;
         long activeSince;
         long falseSince = -1;
         /** What the latest transition said, so an alert can still be resolved once its rule is gone. */
@@ -157,6 +163,13 @@ public final class RuleEngine {
             }
             slot = new Slot();
             slots.put(rule.name(), slot);
+        }
+        if (slot.restoredHoldMs >= 0) {
+            slot.heldUntil = now + slot.restoredHoldMs;
+            slot.restoredHoldMs = -1;
+        }
+        if (!holds && now < slot.heldUntil && slot.state == AlertState.FIRING) {
+            holds = true;
         }
         AlertState from = slot.state;
         AlertState to = slot.step(holds, now, rule.forMs(), rule.keepFiringForMs());
@@ -314,7 +327,9 @@ public final class RuleEngine {
     /**
      * Takes back an alert that fired before a restart: {@code ruleName} starts out FIRING for the instance since
      * {@code activeSince}, so the next evaluations keep it firing without a new notification or resolve it through
-     * the usual path ({@code keep_firing_for} included), instead of the alert staying live for ever. Returns false,
+     * the usual path ({@code keep_firing_for} included), instead of the alert staying live for ever. It stays firing
+     * for the rule's longest window from its first evaluation, since windows the restart emptied (an XID the event
+     * log no longer holds) cannot show yet that the condition is over. Returns false,
      * changing nothing, for a rule that is not loaded (the caller resolves that alert itself).
      */
     public boolean restore(String ruleName, String instanceKey, long activeSince) {
@@ -325,6 +340,8 @@ public final class RuleEngine {
         Slot slot = new Slot();
         slot.state = AlertState.FIRING;
         slot.activeSince = activeSince;
+        slot.restoredHoldMs = set.rules().stream().filter(r -> r.name().equals(ruleName))
+                .mapToLong(Rule::longestWindowMs).findFirst().orElse(0);
         instances.computeIfAbsent(instanceKey, k -> new HashMap<>()).put(ruleName, slot);
         return true;
     }

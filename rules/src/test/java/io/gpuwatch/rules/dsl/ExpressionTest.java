@@ -231,7 +231,7 @@ class ExpressionTest {
     void mvelThatBypassedTheCheckerStillCannotLoadClasses() {
         DslException e = org.junit.jupiter.api.Assertions.assertThrows(DslException.class,
                 () -> Expression.compile("x", "new java.io.File('/tmp')", Node.bool(true), false, List.of(),
-                        List.of()));
+                        List.of(), 0));
         assertTrue(e.getMessage().startsWith("internal error: MVEL rejected `new java.io.File('/tmp')`"),
                 e.getMessage());
     }

@@ -54,4 +54,41 @@ class RestoreTest {
         assertFalse(engine.restore("gone", KEY, 5_000));
         assertEquals(AlertState.INACTIVE, engine.state("gone", KEY));
     }
+
+    @Test
+    void aRestoredAlertIsHeldForItsRulesWindowBecauseTheRestartEmptiedIt() {
+        RuleLoad load = RuleSet.parse("x.yml", "group: g\nlayer: device\nseverity: page\nrules:\n"
+                + "  - name: xid\n    when: count(events('xid', 79), 2m) > 0 || avg(tempC, 30s) > 95\n");
+        assertTrue(load.ok(), load.diagnostics()::toString);
+        RuleSet set = load.ruleSet();
+        assertEquals(120_000, set.rules().get(0).longestWindowMs());
+        RuleEngine engine = new RuleEngine(set);
+        assertTrue(engine.restore("xid", KEY, 5_000));
+        // the XID that fired it is in no event log after the restart: the condition reads false from the start
+        FakeScope card = FakeScope.card(set, "n1", "GPU-1");
+        for (long t = 100_000; t < 220_000; t += 1000) {
+            engine.evaluate(ScopeKind.CARD, KEY, card.at(t), out::add);
+        }
+        assertTrue(out.isEmpty(), "no false resolve while the 2m window refills " + states());
+        engine.evaluate(ScopeKind.CARD, KEY, card.at(220_000), out::add);
+        assertEquals(List.of("FIRING->RESOLVED at 220000 since 5000"), states());
+    }
+
+    @Test
+    void aConditionThatHoldsAgainDuringTheHoldKeepsTheAlertWithoutANewPage() {
+        RuleLoad load = RuleSet.parse("x.yml", "group: g\nlayer: device\nseverity: page\nrules:\n"
+                + "  - name: xid\n    when: count(events('xid', 79), 2m) > 0\n");
+        RuleSet set = load.ruleSet();
+        RuleEngine engine = new RuleEngine(set);
+        engine.restore("xid", KEY, 5_000);
+        FakeScope card = FakeScope.card(set, "n1", "GPU-1");
+        engine.evaluate(ScopeKind.CARD, KEY, card.at(100_000), out::add);
+        card.event(150_000, "xid", 79);
+        for (long t = 150_000; t < 270_000; t += 1000) {
+            engine.evaluate(ScopeKind.CARD, KEY, card.at(t), out::add);
+        }
+        assertTrue(out.isEmpty(), "the new XID keeps it firing past the hold, which ended at 220 s " + states());
+        engine.evaluate(ScopeKind.CARD, KEY, card.at(272_000), out::add);
+        assertEquals(List.of("FIRING->RESOLVED at 272000 since 5000"), states(), "over once the XID left its window");
+    }
 }
