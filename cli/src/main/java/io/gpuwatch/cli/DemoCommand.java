@@ -5,8 +5,13 @@ import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.GatewayStats;
 import io.gpuwatch.gateway.auth.TokenFile;
+import io.gpuwatch.gateway.cost.Pricing;
+import io.gpuwatch.gateway.digest.DigestChannel;
+import io.gpuwatch.gateway.digest.DigestSchedule;
+import io.gpuwatch.gateway.digest.Digests;
 import io.gpuwatch.gateway.ingest.IngestConfig;
 import io.gpuwatch.gateway.reload.RuleFiles;
+import io.gpuwatch.notify.receiver.console.ConsoleReportTarget;
 import io.gpuwatch.probe.scenario.Scenario;
 import io.gpuwatch.probe.sim.SimFleet;
 import io.gpuwatch.probe.sim.SimRunner;
@@ -21,6 +26,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -93,6 +99,12 @@ final class DemoCommand implements Callable<Integer> {
         }
         Gateway gateway = new Gateway(new GatewayConfig("127.0.0.1", port, IngestConfig.DEFAULTS, 1000, external),
                 ruleSet, RuleFiles.none(), () -> tokens, out.receivers(), out.routing(), InstantSource.system());
+        if (!receivers.noConsole) {
+            // the closing summary: one digest of the whole run, printed after the measurements
+            gateway.digests(new Digests(List.of(new DigestChannel("console", new DigestSchedule.Every(
+                    Duration.ofDays(1), ZoneOffset.UTC), new ConsoleReportTarget("console", System.out))),
+                    InstantSource.system(), null, Pricing.NONE));
+        }
         vertx.deployVerticle(gateway).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         int bound = gateway.port();
         // the fleet keeps sampling after the script ends, so open alerts can resolve on live data
@@ -135,6 +147,10 @@ final class DemoCommand implements Callable<Integer> {
         if (stopping.compareAndSet(false, true)) {
             GatewayStats s = gateway.stats().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
             report(err, s, System.currentTimeMillis() - started);
+            if (gateway.digests().isPresent()) {
+                gateway.digests().get().sendNow("console").toCompletionStage().toCompletableFuture()
+                        .get(10, TimeUnit.SECONDS);
+            }
             ProbeCommand.Stop.quietly(runner.close(), vertx);
             Runtime.getRuntime().removeShutdownHook(hook);
         }

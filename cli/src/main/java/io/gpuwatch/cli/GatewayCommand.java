@@ -1,14 +1,21 @@
 package io.gpuwatch.cli;
 
 import io.gpuwatch.cli.alerting.AlertingLoad;
+import io.gpuwatch.cli.alerting.Wiring;
 import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.auth.TokenFile;
+import io.gpuwatch.gateway.cluster.Cluster;
+import io.gpuwatch.gateway.cluster.ClusterSettings;
 import io.gpuwatch.gateway.cost.Pricing;
+import io.gpuwatch.gateway.digest.DigestChannel;
+import io.gpuwatch.gateway.digest.Digests;
 import io.gpuwatch.gateway.ingest.IngestConfig;
+import io.gpuwatch.gateway.ingest.ProbeEndpoint;
 import io.gpuwatch.gateway.reload.RuleFiles;
 import io.gpuwatch.rules.RuleSet;
 import io.vertx.core.Vertx;
+import io.vertx.ext.web.client.WebClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -62,10 +69,38 @@ final class GatewayCommand implements Callable<Integer> {
                     + "stop) are kept, read at start; without it all of them are in memory only and lost on restart")
     Path dataDir;
 
+    @Option(names = "--public-url", paramLabel = "URL",
+            description = "how chat services reach this gateway's HTTP API (e.g. https://gpuwatch.example.com): "
+                    + "Slack and Teams digests then show a chart served from it; without it they get a text sparkline")
+    String publicUrl;
+
     @Option(names = "--pricing", paramLabel = "FILE",
             description = "card-hour prices (currency, card_hour: default, models, businesses) for costPerToken "
                     + "and the digests' cost figures; without it costs are unknown")
     Path pricingFile;
+
+    @Option(names = "--cluster",
+            description = "join other gateways (Hazelcast, TCP-IP join on --cluster-members): each node is served by "
+                    + "one gateway, probes of other nodes are redirected there, and each notification is sent once")
+    boolean cluster;
+
+    @Option(names = "--cluster-members", paramLabel = "HOST:PORT", split = ",",
+            description = "the cluster ports of the gateways to join, this one included; with --cluster")
+    List<String> clusterMembers;
+
+    @Option(names = "--cluster-port", paramLabel = "PORT", defaultValue = "5701",
+            description = "this gateway's cluster port (default: ${DEFAULT-VALUE}); with --cluster")
+    int clusterPort;
+
+    @Option(names = "--cluster-host", paramLabel = "HOST",
+            description = "the address peers and probes reach this gateway at (default: the --listen host, "
+                    + "which then cannot be 0.0.0.0); with --cluster")
+    String clusterHost;
+
+    @Option(names = "--advertise-url", paramLabel = "URL",
+            description = "the probe URL redirected probes are sent to (default: ws://CLUSTER-HOST:PORT/v1/probe); "
+                    + "with --cluster")
+    String advertiseUrl;
 
     @Mixin
     Receivers receivers;
@@ -115,6 +150,11 @@ final class GatewayCommand implements Callable<Integer> {
         String external = "http://" + (host.equals("0.0.0.0") ? "localhost" : host) + ":" + port;
         GatewayConfig config = new GatewayConfig(host, port, ingest, 1000, external, dataDir);
 
+        if (publicUrl != null && !publicUrl.matches("https?://[^/\\s]+(/\\S*)?")) {
+            err.println("--public-url: expected an http:// or https:// URL, got " + publicUrl);
+            err.flush();
+            return 2;
+        }
         Pricing pricing = Loading.pricing(pricingFile, err);
         if (pricing == null) {
             return 1;
@@ -124,7 +164,28 @@ final class GatewayCommand implements Callable<Integer> {
         if (alerting != null && !alerting.ok()) {
             return 1;
         }
-        Vertx vertx = Vertx.vertx();
+        ClusterSettings clusterSettings = null;
+        if (cluster) {
+            clusterSettings = clusterSettings(host, port, err);
+            if (clusterSettings == null) {
+                return 2;
+            }
+        }
+        Cluster joined = null;
+        Vertx vertx;
+        if (clusterSettings == null) {
+            vertx = Vertx.vertx();
+        } else {
+            try {
+                joined = Cluster.join(clusterSettings).toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                err.println("gateway could not join the cluster on " + clusterSettings.host() + ":"
+                        + clusterSettings.port() + ": " + rootMessage(e));
+                err.flush();
+                return 1;
+            }
+            vertx = joined.vertx();
+        }
         Receivers.Delivery out;
         try {
             out = receivers.build(vertx, external, alerting);
@@ -140,6 +201,17 @@ final class GatewayCommand implements Callable<Integer> {
                 InstantSource.system());
         // read by the fleet on the gateway's event loop only after deployment, which publishes it
         gateway.fleet().usePricing(pricing);
+        if (alerting != null) {
+            List<DigestChannel> channels = alerting.digests(new Wiring(vertx, WebClient.create(vertx), external,
+                    System.out));
+            if (!channels.isEmpty()) {
+                gateway.digests(new Digests(channels, InstantSource.system(), publicUrl, pricing));
+            }
+            gateway.pagerHooks(alerting.pagerHooks());
+        }
+        if (joined != null) {
+            gateway.clustered(joined);
+        }
         try {
             vertx.deployVerticle(gateway).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
@@ -161,6 +233,35 @@ final class GatewayCommand implements Callable<Integer> {
         }, "gpuwatch-shutdown"));
         stopped.await();
         return 0;
+    }
+
+    /** The --cluster-* settings, or null after saying what is wrong. */
+    private ClusterSettings clusterSettings(String listenHost, int port, PrintWriter err) {
+        String at = clusterHost != null ? clusterHost : listenHost;
+        if (at.equals("0.0.0.0") || at.isBlank()) {
+            err.println("--cluster: peers and probes need this gateway's own address; give --cluster-host (the "
+                    + "--listen host is " + listenHost + ")");
+            err.flush();
+            return null;
+        }
+        if (clusterMembers == null || clusterMembers.isEmpty()) {
+            err.println("--cluster: give the gateways to join with --cluster-members HOST:PORT,...");
+            err.flush();
+            return null;
+        }
+        String url = advertiseUrl != null ? advertiseUrl : "ws://" + at + ":" + port + ProbeEndpoint.PATH;
+        if (!url.startsWith("ws://") && !url.startsWith("wss://")) {
+            err.println("--advertise-url: expected ws://HOST:PORT/v1/probe or wss://..., got " + url);
+            err.flush();
+            return null;
+        }
+        try {
+            return new ClusterSettings(at, clusterPort, clusterMembers, url);
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            err.flush();
+            return null;
+        }
     }
 
     /** SIGHUP takes the same path as POST /-/reload; the reloader logs the outcome. */

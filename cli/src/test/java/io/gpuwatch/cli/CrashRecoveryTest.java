@@ -21,29 +21,25 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
+import static io.gpuwatch.cli.GatewayProcess.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A real gateway process on a data directory, killed with SIGKILL and started again: the alert it paged is
- * still firing and is not paged again, and a page it could not deliver before the kill goes out once after it.
+ * still firing, acknowledged, and is not paged again; a silence made before the kill still mutes; and a page it
+ * could not deliver before the kill goes out once after it.
  */
 @ExtendWith(VertxExtension.class)
 class CrashRecoveryTest {
@@ -51,7 +47,7 @@ class CrashRecoveryTest {
     private static final String SCENARIO = """
             name: crash
             nodes: 1
-            cardsPerNode: 1
+            cardsPerNode: 2
             nodePrefix: gpu-
             seed: 3
             """;
@@ -59,7 +55,7 @@ class CrashRecoveryTest {
     @TempDir
     Path dir;
 
-    private final List<Process> gateways = new CopyOnWriteArrayList<>();
+    private final List<GatewayProcess> gateways = new CopyOnWriteArrayList<>();
     private final List<Arrival> arrivals = new CopyOnWriteArrayList<>();
     private final HttpClient http = HttpClient.newHttpClient();
     private volatile int hookStatus = 200;
@@ -70,29 +66,44 @@ class CrashRecoveryTest {
         boolean acceptedFiringPage() {
             return answered == 200 && "firing".equals(body.getString("status"));
         }
+
+        boolean about(String alertname) {
+            return body.getJsonArray("alerts").stream().map(JsonObject.class::cast)
+                    .anyMatch(a -> alertname.equals(a.getJsonObject("labels").getString("alertname")));
+        }
     }
 
     @AfterEach
     void killGateways() {
-        gateways.forEach(p -> p.toHandle().destroyForcibly());
+        gateways.forEach(GatewayProcess::destroy);
     }
 
     @Test
-    void anAlertPagedBeforeAKillIsStillFiringAfterTheRestartAndIsNotPagedAgain(Vertx vertx) throws Exception {
+    void anAlertPagedBeforeAKillIsStillFiringAndAckedAfterTheRestartAndIsNotPagedAgainAndItsSilenceHolds(Vertx vertx)
+            throws Exception {
         int hookPort = startHook(vertx);
-        int port = freePort();
+        int port = GatewayProcess.freePort();
         Path data = dir.resolve("data");
-        Path tokens = tokenFile();
+        Path tokens = GatewayProcess.tokenFile(dir, TOKEN);
 
-        Process first = startGateway(port, tokens, data, hookPort, "first");
+        GatewayProcess first = startGateway(port, tokens, data, hookPort, "first");
         Uplink probe = connectProbe(vertx, port);
         String uuid = sendXid79(probe);
         waitFor(() -> pages() >= 1, 10_000, "the XID 79 page at the webhook");
         waitFor(() -> probe.stats().ackedSeq() >= probe.stats().lastSeq(), 5_000, "the gateway's ack of the event");
+        String fingerprint = liveAlerts(port).getJsonObject(0).getString("fingerprint");
+        HttpResponse<String> acked = post(port, "/api/v1/alerts/" + fingerprint + "/ack",
+                new JsonObject().put("by", "ana").put("comment", "swapping the card"));
+        assertEquals(200, acked.statusCode(), acked.body());
+        HttpResponse<String> silenced = post(port, "/api/v1/silences", new JsonObject()
+                .put("matchers", new JsonArray().add("alertname=\"xid-nvlink-error\"").add("node=\"gpu-0\""))
+                .put("endsAt", "2099-01-01T00:00:00Z").put("createdBy", "ana").put("comment", "NVLink rework"));
+        assertEquals(201, silenced.statusCode(), silenced.body());
+        String silence = new JsonObject(silenced.body()).getString("id");
         // the kill must land after the delivery's completion commits: a kill between the receiver's 200 and that
         // commit is the one documented window that sends twice, left to the receivers' dedup keys
         Thread.sleep(1000);
-        kill(first);
+        first.kill();
 
         startGateway(port, tokens, data, hookPort, "second");
         JsonArray live = liveAlerts(port);
@@ -101,12 +112,27 @@ class CrashRecoveryTest {
         assertEquals("xid-fallen-off-bus", alert.getString("rule"));
         assertEquals("firing", alert.getString("state"));
         assertEquals(uuid, alert.getJsonObject("labels").getString("uuid"));
+        assertEquals("ana", alert.getJsonObject("acked").getString("by"), "the acknowledgement survives the kill");
+        JsonArray silences = new JsonObject(get(port, "/api/v1/silences").body()).getJsonArray("silences");
+        assertEquals(1, silences.size(), silences.encodePrettily());
+        assertEquals(silence, silences.getJsonObject(0).getString("id"), "the silence survives the kill");
+        assertEquals("active", silences.getJsonObject(0).getString("state"));
 
         waitFor(() -> probe.stats().connected() && probe.stats().reconnects() > 0, 15_000, "the probe's reconnect");
         probe.send(fleetSample(probe));
         // nothing marks "will not resend"; watching the webhook for a while after the restart is the check
         Thread.sleep(3000);
         assertEquals(1, pages(), "no second page for the alert already paged: " + arrivals);
+
+        // the other card: an NVLink error the silence matches, then a PMU halt it does not; the outbox sends in
+        // order, so once the second is paged the first would have been too
+        String other = fleet.hello(probe.node()).cards().get(1).uuid();
+        probe.send(new Event(0, System.currentTimeMillis(), other, "xid", 74, "NVLink error", null));
+        probe.send(new Event(0, System.currentTimeMillis(), other, "xid", 61, "PMU halt", null));
+        waitFor(() -> arrivals.stream().anyMatch(a -> a.acceptedFiringPage() && a.about("xid-pmu-halt")), 10_000,
+                "the page of the unsilenced PMU halt");
+        assertTrue(arrivals.stream().noneMatch(a -> a.about("xid-nvlink-error")),
+                "the silence made before the kill still mutes: " + arrivals);
         await(probe.close());
     }
 
@@ -114,16 +140,16 @@ class CrashRecoveryTest {
     void aPageTheWebhookRefusedBeforeTheKillArrivesOnceAfterTheRestart(Vertx vertx) throws Exception {
         hookStatus = 503;
         int hookPort = startHook(vertx);
-        int port = freePort();
+        int port = GatewayProcess.freePort();
         Path data = dir.resolve("data");
-        Path tokens = tokenFile();
+        Path tokens = GatewayProcess.tokenFile(dir, TOKEN);
 
-        Process first = startGateway(port, tokens, data, hookPort, "first");
+        GatewayProcess first = startGateway(port, tokens, data, hookPort, "first");
         Uplink probe = connectProbe(vertx, port);
         sendXid79(probe);
         waitFor(() -> probe.stats().ackedSeq() >= probe.stats().lastSeq(), 5_000, "the gateway's ack of the event");
         waitFor(() -> !arrivals.isEmpty(), 10_000, "a delivery attempt the webhook refuses");
-        kill(first);
+        first.kill();
         assertEquals(0, pages(), "the webhook accepted nothing before the kill");
 
         hookStatus = 200;
@@ -150,29 +176,13 @@ class CrashRecoveryTest {
         return hook.actualPort();
     }
 
-    private Process startGateway(int port, Path tokens, Path data, int hookPort, String name) throws Exception {
+    private GatewayProcess startGateway(int port, Path tokens, Path data, int hookPort, String name) throws Exception {
         Path log = dir.resolve("gateway-" + name + ".log");
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "gateway",
-                "--listen", "127.0.0.1:" + port, "--rules", "../examples/rules", "--reload-interval", "0",
-                "--tokens", tokens.toString(), "--data-dir", data.toString(),
-                "--webhook", "http://127.0.0.1:" + hookPort + "/hook", "--no-console")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        gateways.add(p);
-        waitFor(() -> ready(port) || !p.isAlive(), 20_000, "the " + name + " gateway to be ready");
-        assertTrue(p.isAlive(), "the " + name + " gateway exited: " + Files.readString(log));
-        return p;
-    }
-
-    private boolean ready(int port) {
-        try {
-            return get(port, "/-/ready").statusCode() == 200;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        GatewayProcess g = GatewayProcess.launch("the " + name + " gateway", port, log, List.of(),
+                "--rules", "../examples/rules", "--reload-interval", "0", "--tokens", tokens.toString(),
+                "--data-dir", data.toString(), "--webhook", "http://127.0.0.1:" + hookPort + "/hook", "--no-console");
+        gateways.add(g);
+        return g.awaitReady(20_000);
     }
 
     private HttpResponse<String> get(int port, String path) throws IOException, InterruptedException {
@@ -180,15 +190,16 @@ class CrashRecoveryTest {
                 .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    private HttpResponse<String> post(int port, String path, JsonObject body) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(5))
+                .POST(HttpRequest.BodyPublishers.ofString(body.encode())).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     private JsonArray liveAlerts(int port) throws Exception {
         HttpResponse<String> r = get(port, "/api/v1/alerts");
         assertEquals(200, r.statusCode(), r.body());
         return new JsonObject(r.body()).getJsonArray("alerts");
-    }
-
-    private static void kill(Process p) throws Exception {
-        p.toHandle().destroyForcibly();
-        assertTrue(p.waitFor(10, TimeUnit.SECONDS), "the killed gateway is gone");
     }
 
     private Uplink connectProbe(Vertx vertx, int port) throws Exception {
@@ -214,28 +225,7 @@ class CrashRecoveryTest {
         return uuid;
     }
 
-    private Path tokenFile() throws Exception {
-        byte[] hash = MessageDigest.getInstance("SHA-256").digest(TOKEN.getBytes(StandardCharsets.UTF_8));
-        Path file = dir.resolve("tokens");
-        Files.writeString(file, "sha256:" + HexFormat.of().formatHex(hash) + " gpu-*\n");
-        return file;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
-
     private static <T> T await(Future<T> f) throws Exception {
         return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    }
-
-    private static void waitFor(BooleanSupplier condition, long timeoutMs, String what) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + timeoutMs;
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.currentTimeMillis() < deadline, "timed out waiting for " + what);
-            Thread.sleep(50);
-        }
     }
 }

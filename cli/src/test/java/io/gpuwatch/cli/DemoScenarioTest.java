@@ -1,9 +1,11 @@
 package io.gpuwatch.cli;
 
+import io.gpuwatch.gateway.delivery.Dispatcher;
 import io.gpuwatch.gateway.eval.Evaluator;
 import io.gpuwatch.gateway.ledger.MemoryLedger;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.notify.Notification;
+import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.probe.scenario.Scenario;
 import io.gpuwatch.probe.scenario.ScenarioLoad;
 import io.gpuwatch.probe.scenario.ScenarioLoader;
@@ -11,9 +13,11 @@ import io.gpuwatch.probe.sim.SimFleet;
 import io.gpuwatch.protocol.Event;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
+import io.vertx.core.Future;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,8 +28,9 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The demo's script through the example pack on a stepped clock (no sockets): what `./gpuwatch demo` prints,
- * decided in a second. Each incident pages once and resolves once; nothing else makes a sound.
+ * The demo's script through the example pack and the delivery of a gateway without a routing file (the
+ * built-in inhibitions included) on a stepped clock, no sockets: what `./gpuwatch demo` prints, decided in a
+ * second. Each incident pages once and resolves once, 12 notifications in all; nothing else makes a sound.
  */
 class DemoScenarioTest {
     private static final long T0 = 1_764_700_000_000L;
@@ -51,7 +56,20 @@ class DemoScenarioTest {
         MemoryLedger ledger = new MemoryLedger(1000, "http://demo");
         List<Sent> sent = new ArrayList<>();
         long[] now = {T0};
-        Evaluator evaluator = new Evaluator(fleet, rules.ruleSet(), t -> ledger.apply(t, n -> sent.add(new Sent((now[0] - T0) / 1000, n))));
+        Receiver console = new Receiver() {
+            @Override
+            public String name() {
+                return "console";
+            }
+
+            @Override
+            public Future<Void> send(List<Notification> batch) {
+                batch.forEach(n -> sent.add(new Sent((now[0] - T0) / 1000, n)));
+                return Future.succeededFuture();
+            }
+        };
+        Dispatcher dispatcher = Dispatcher.broadcast(List.of(console), () -> Instant.ofEpochMilli(now[0]));
+        Evaluator evaluator = new Evaluator(fleet, rules.ruleSet(), t -> ledger.apply(t, dispatcher::dispatch));
         for (String node : sim.nodes()) {
             fleet.hello(sim.hello(node), T0);
         }
@@ -73,6 +91,7 @@ class DemoScenarioTest {
                 fleet.sample(node, sim.sample(node, at), at, card -> evaluator.card(card, at));
             }
             evaluator.tick(at, 1000);
+            dispatcher.tick();
         }
 
         Map<String, List<Sent>> byAlert = new LinkedHashMap<>();
@@ -83,6 +102,8 @@ class DemoScenarioTest {
                         "node-xid-burst", "memory-climb-with-oom", "node-silent").stream().sorted().toList(),
                 byAlert.keySet().stream().map(k -> k.split(" ")[0]).sorted().toList(),
                 "one alert per incident, none for quiet cards: " + sent);
+        assertEquals(12, sent.size(), "6 incidents, each one page and one resolution: " + sent);
+        assertEquals(12, dispatcher.sent());
         for (List<Sent> episode : byAlert.values()) {
             assertEquals(2, episode.size(), "one page and one resolution: " + episode);
             assertEquals(Notification.Status.FIRING, episode.get(0).n().status());

@@ -1,9 +1,14 @@
 package io.gpuwatch.gateway;
 
 import io.gpuwatch.gateway.ack.Acknowledgements;
+import io.gpuwatch.gateway.ack.PagerHook;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.baseline.BaselineKeeper;
+import io.gpuwatch.gateway.cluster.Cluster;
+import io.gpuwatch.gateway.cluster.SharedAlerts;
+import io.gpuwatch.gateway.delivery.Delivery;
 import io.gpuwatch.gateway.delivery.Dispatcher;
+import io.gpuwatch.gateway.digest.Digests;
 import io.gpuwatch.gateway.delivery.OutboxSender;
 import io.gpuwatch.gateway.eval.Evaluator;
 import io.gpuwatch.gateway.http.ApiRoutes;
@@ -30,7 +35,9 @@ import io.gpuwatch.protocol.Frame;
 import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.protocol.Sample;
 import io.gpuwatch.protocol.Sched;
+import io.gpuwatch.rules.Rule;
 import io.gpuwatch.rules.RuleSet;
+import io.gpuwatch.rules.eval.AlertState;
 import io.gpuwatch.rules.eval.Transition;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -42,8 +49,10 @@ import io.vertx.ext.web.Router;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
 
@@ -51,8 +60,9 @@ import java.util.logging.Logger;
  * The gateway verticle: probe ingest, fleet state, rule evaluation, the alert ledger and delivery, all on this
  * verticle's event loop, so state needs no locks. Receivers run their own I/O asynchronously. Rules loaded
  * from files can be reloaded while it runs ({@link #reloader()}); a reload swaps them in one event-loop task.
- * With a data directory, the alert ledger and the outbox live in the store {@code DIR/gpuwatch.mv.db}, so a
- * gateway killed at any moment comes back with its live alerts and pending notifications.
+ * With a data directory, the alert ledger, silences, acknowledgements and the outbox live in the store
+ * {@code DIR/gpuwatch.mv.db}, so a gateway killed at any moment comes back with its live alerts, silences,
+ * acknowledgements and pending notifications.
  */
 public final class Gateway extends VerticleBase implements FrameSink {
     private static final Logger LOG = Logger.getLogger(Gateway.class.getName());
@@ -67,6 +77,7 @@ public final class Gateway extends VerticleBase implements FrameSink {
     private final Dispatcher dispatcher;
     private final List<Receiver> receivers;
     private final Acknowledgements acknowledgements = new Acknowledgements();
+    private List<PagerHook> pagerHooks = List.of();
     private final RuleFiles ruleFiles;
     private volatile RuleSet rules;
     private RuleReloader reloader;
@@ -76,6 +87,8 @@ public final class Gateway extends VerticleBase implements FrameSink {
     private HttpServer server;
     private AsyncStore store;
     private OutboxSender outbox;
+    private Digests digests;
+    private Cluster cluster;
     private volatile boolean ready;
 
     /** A gateway running a fixed rule set, with nothing to reload. */
@@ -138,13 +151,18 @@ public final class Gateway extends VerticleBase implements FrameSink {
         // handler is set, which then has nothing left to do
         baselines = new BaselineKeeper(context, config.dataDir());
         Future<Void> restored = baselines.start(fleet.baselines());
-        Future<Void> durable = config.dataDir() == null ? Future.succeededFuture() : openStore(config.dataDir());
+        Future<Void> joined = cluster == null ? Future.succeededFuture() : joinCluster();
+        Future<Void> durable = joined.compose(v -> config.dataDir() == null ? Future.succeededFuture()
+                : openStore(config.dataDir()));
         return Future.all(watching, restored, durable).compose(v -> vertx.createHttpServer(options).requestHandler(router)
                         .webSocketHandshakeHandler(probes::handshake).webSocketHandler(ws -> { })
                         .listen(config.port()))
                 .onSuccess(s -> {
                     server = s;
                     ready = true;
+                    if (digests != null) {
+                        digests.start(vertx, new Digests.Sources(() -> ledger, fleet, () -> rules));
+                    }
                     LOG.info("gateway listening on " + config.host() + ":" + s.actualPort() + " with "
                             + ReloadStatus.count(rules.rules().size()));
                 })
@@ -152,7 +170,8 @@ public final class Gateway extends VerticleBase implements FrameSink {
     }
 
     /**
-     * Opens the store, loads the live alerts back into a persistent ledger, routes every due group through the
+     * Opens the store, loads the silences and the acknowledgements of live alerts back, loads the live alerts
+     * back into a persistent ledger, routes every due group through the
      * outbox and rebuilds the groups from the live alerts, all before the first probe can connect, so nothing
      * recovered is paged again unless the notification log says it was never delivered.
      */
@@ -160,11 +179,20 @@ public final class Gateway extends VerticleBase implements FrameSink {
         return AsyncStore.open(vertx, dir.resolve("gpuwatch"), clock, Backoff.standard())
                 .compose(opened -> {
                     store = opened;
-                    return PersistentLedger.open(opened, HISTORY_LIMIT, config.externalUrl());
+                    // silences first: the recovery below flushes groups, which must not page what they mute
+                    return opened.run(s -> s.silences().all());
+                })
+                .compose(silences -> {
+                    silences.forEach(dispatcher.silences()::restore);
+                    return store.run(s -> s.acks().inForce(s.alerts().live()));
+                })
+                .compose(acks -> {
+                    acks.forEach(acknowledgements::record);
+                    return PersistentLedger.open(store, HISTORY_LIMIT, config.externalUrl());
                 })
                 .map(persistent -> {
                     outbox = new OutboxSender(vertx, store, receivers, clock, OutboxSender.Settings.standard(null));
-                    dispatcher.deliverThrough(outbox);
+                    dispatcher.deliverThrough(cluster == null ? outbox : cluster.claimed(outbox));
                     ledger = persistent;
                     persistent.recover(dispatcher::dispatch);
                     for (Alert a : persistent.live()) {
@@ -183,6 +211,47 @@ public final class Gateway extends VerticleBase implements FrameSink {
                 .recover(e -> Future.failedFuture(e instanceof StoreException ? new StoreException(e.getMessage()) : e));
     }
 
+    /**
+     * Makes this gateway one of {@code cluster}'s, before it is deployed on {@code cluster.vertx()}: it serves
+     * the nodes it owns, redirects the others' probes, and sends what no peer has sent (docs/operations.md).
+     */
+    public Gateway clustered(Cluster cluster) {
+        this.cluster = cluster;
+        return this;
+    }
+
+    /** Redirects probes of nodes owned elsewhere and claims each send; an ownership change lets those go. */
+    private Future<Void> joinCluster() {
+        probes.clustered(cluster::redirectFor, this::adopt);
+        return cluster.start(() -> probes.release(cluster::owns))
+                .onSuccess(v -> dispatcher.deliverThrough(cluster.claimed(Delivery.DIRECT)));
+    }
+
+    /**
+     * A node this gateway has just taken over brings back the alerts its former owner shared: the engine takes
+     * them as firing, so they resolve when their condition ends, and the ledger holds them, so they are no news.
+     */
+    private Future<Void> adopt(String node) {
+        return cluster.alertsOf(node).map(shared -> {
+            Set<String> live = new HashSet<>();
+            ledger.live().forEach(a -> live.add(a.fingerprint()));
+            for (SharedAlerts.Entry a : shared) {
+                Rule rule = rules.rules().stream().filter(r -> r.name().equals(a.rule())).findFirst().orElse(null);
+                if (rule == null || live.contains(a.fingerprint())
+                        || !evaluator.restore(a.rule(), a.labels(), a.activeSince())) {
+                    continue;
+                }
+                transition(new Transition(rule, a.labels(), AlertState.PENDING, AlertState.FIRING, clock.millis(),
+                        a.activeSince(), a.annotations().get("summary"), a.annotations().get("description")));
+            }
+            return (Void) null;
+        }).recover(e -> {
+            // the node is served all the same; its alerts fire again if their condition still holds
+            LOG.warning("could not read node " + node + "'s alerts from the cluster: " + e.getMessage());
+            return Future.succeededFuture();
+        });
+    }
+
     /** A gateway that did not start lets go of its store, so a retry in this process can open it again. */
     private void closeStore() {
         if (outbox != null) {
@@ -196,6 +265,12 @@ public final class Gateway extends VerticleBase implements FrameSink {
     @Override
     public Future<?> stop() {
         ready = false;
+        if (digests != null) {
+            digests.stop();
+        }
+        if (cluster != null) {
+            cluster.stop();
+        }
         if (reloader != null) {
             reloader.stop();
         }
@@ -280,7 +355,12 @@ public final class Gateway extends VerticleBase implements FrameSink {
     }
 
     private void transition(Transition t) {
-        ledger.apply(t, dispatcher::dispatch);
+        ledger.apply(t, n -> {
+            if (cluster != null) {
+                cluster.record(n);
+            }
+            dispatcher.dispatch(n);
+        });
     }
 
     public FleetState fleet() {
@@ -298,6 +378,36 @@ public final class Gateway extends VerticleBase implements FrameSink {
     /** The receivers notifications go to, in the order given. */
     public List<Receiver> receivers() {
         return receivers;
+    }
+
+    /** The store, when this gateway runs on a data directory and has opened it. */
+    public Optional<AsyncStore> store() {
+        return Optional.ofNullable(store);
+    }
+
+    /** Sends {@code digests} on their schedules once started (docs/alerting.md, Digests); call before deploying. */
+    public Gateway digests(Digests digests) {
+        this.digests = digests;
+        return this;
+    }
+
+    /** The digests this gateway sends, if it was given any. */
+    public Optional<Digests> digests() {
+        return Optional.ofNullable(digests);
+    }
+
+    /**
+     * Takes acknowledgements from the paging services of {@code hooks} at their webhook routes
+     * (docs/receivers-paging.md); call before deploying.
+     */
+    public Gateway pagerHooks(List<PagerHook> hooks) {
+        this.pagerHooks = List.copyOf(hooks);
+        return this;
+    }
+
+    /** The receivers whose paging service may report acknowledgements, with the secret that proves it. */
+    public List<PagerHook> pagerHooks() {
+        return pagerHooks;
     }
 
     /** The acknowledgements of live alerts. */

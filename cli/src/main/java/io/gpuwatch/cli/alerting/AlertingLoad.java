@@ -1,10 +1,16 @@
 package io.gpuwatch.cli.alerting;
 
+import io.gpuwatch.gateway.ack.PagerHook;
+import io.gpuwatch.gateway.digest.DigestChannel;
+import io.gpuwatch.gateway.digest.DigestSchedule;
 import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.notify.Receiver;
+import io.gpuwatch.notify.receiver.chat.ReportTarget;
 import io.gpuwatch.rules.Diagnostic;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * An alerting file as read: its receivers, its routing (null when anything is wrong), whether the file has a
@@ -33,5 +39,40 @@ public record AlertingLoad(List<ReceiverSpec> receivers, RoutingConfig routing, 
             throw new IllegalStateException("an alerting file with errors has no receivers to make: " + errors());
         }
         return receivers.stream().map(r -> r.create(wiring)).toList();
+    }
+
+    /**
+     * Makes one digest channel per schedule of every receiver with a {@code digest:}, in file order; the
+     * schedules of one receiver share its target, so they are paced together.
+     */
+    public List<DigestChannel> digests(Wiring wiring) {
+        if (!ok()) {
+            throw new IllegalStateException("an alerting file with errors has no digests to make: " + errors());
+        }
+        List<DigestChannel> out = new ArrayList<>();
+        for (ReceiverSpec r : receivers) {
+            if (r.digests().isEmpty()) {
+                continue;
+            }
+            ReportTarget target = r.reports().create(wiring);
+            for (DigestSchedule schedule : r.digests()) {
+                out.add(new DigestChannel(r.name(), schedule, target));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The acknowledgement webhooks of the receivers with a {@code webhookSecret:}, in file order, for
+     * {@code Gateway.pagerHooks(..)}.
+     */
+    public List<PagerHook> pagerHooks() {
+        if (!ok()) {
+            throw new IllegalStateException("an alerting file with errors has no webhooks to take: " + errors());
+        }
+        return receivers.stream().filter(r -> r.webhookSecret() != null)
+                .map(r -> new PagerHook(r.name(), PagerHook.Service.valueOf(r.type().toUpperCase(Locale.ROOT)),
+                        r.webhookSecret()))
+                .toList();
     }
 }

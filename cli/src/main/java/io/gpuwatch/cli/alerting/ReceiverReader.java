@@ -1,15 +1,19 @@
 package io.gpuwatch.cli.alerting;
 
+import io.gpuwatch.gateway.digest.DigestSchedule;
 import io.gpuwatch.notify.config.ConfigProblem;
 import io.gpuwatch.notify.config.Fields;
 import io.gpuwatch.notify.config.Parsed;
 import io.gpuwatch.notify.receiver.alertmanager.AlertmanagerConfig;
 import io.gpuwatch.notify.receiver.alertmanager.AlertmanagerReceiver;
 import io.gpuwatch.notify.receiver.console.ConsoleReceiver;
+import io.gpuwatch.notify.receiver.console.ConsoleReportTarget;
 import io.gpuwatch.notify.receiver.dingtalk.DingTalkConfig;
 import io.gpuwatch.notify.receiver.dingtalk.DingTalkReceiver;
+import io.gpuwatch.notify.receiver.dingtalk.DingTalkReportTarget;
 import io.gpuwatch.notify.receiver.feishu.FeishuConfig;
 import io.gpuwatch.notify.receiver.feishu.FeishuReceiver;
+import io.gpuwatch.notify.receiver.feishu.FeishuReportTarget;
 import io.gpuwatch.notify.receiver.jira.JiraConfig;
 import io.gpuwatch.notify.receiver.jira.JiraReceiver;
 import io.gpuwatch.notify.receiver.opsgenie.OpsgenieConfig;
@@ -18,12 +22,15 @@ import io.gpuwatch.notify.receiver.pagerduty.PagerDutyConfig;
 import io.gpuwatch.notify.receiver.pagerduty.PagerDutyReceiver;
 import io.gpuwatch.notify.receiver.slack.SlackConfig;
 import io.gpuwatch.notify.receiver.slack.SlackReceiver;
+import io.gpuwatch.notify.receiver.slack.SlackReportTarget;
 import io.gpuwatch.notify.receiver.teams.TeamsConfig;
 import io.gpuwatch.notify.receiver.teams.TeamsReceiver;
+import io.gpuwatch.notify.receiver.teams.TeamsReportTarget;
 import io.gpuwatch.notify.receiver.webhook.WebhookConfig;
 import io.gpuwatch.notify.receiver.webhook.WebhookReceiver;
 import io.gpuwatch.notify.receiver.wecom.WeComConfig;
 import io.gpuwatch.notify.receiver.wecom.WeComReceiver;
+import io.gpuwatch.notify.receiver.wecom.WeComReportTarget;
 import io.gpuwatch.notify.secret.Secret;
 import io.gpuwatch.notify.secret.SecretSource;
 import io.gpuwatch.rules.Diagnostic;
@@ -54,6 +61,10 @@ final class ReceiverReader {
     /** The receiver types, as written in {@code type:}. */
     static final List<String> TYPES = List.of("slack", "teams", "feishu", "dingtalk", "wecom", "pagerduty",
             "opsgenie", "jira", "alertmanager", "webhook", "console");
+    /** The types that take a {@code digest:} schedule: chat channels a person reads, and the console. */
+    static final List<String> DIGEST_TYPES = List.of("slack", "teams", "feishu", "dingtalk", "wecom", "console");
+    /** The types whose paging service can report acknowledgements back through a webhook. */
+    static final List<String> HOOK_TYPES = List.of("pagerduty", "opsgenie");
 
     private final String file;
     private final SecretSource secrets;
@@ -118,41 +129,101 @@ final class ReceiverReader {
         Map<Object, Object> fields = new LinkedHashMap<>(values);
         fields.remove("name");
         fields.remove("type");
+        fields.remove("digest");
+        fields.remove("webhookSecret");
         String path = "receivers." + (name == null ? "[" + index + "]" : name);
         String label = name == null ? "receivers[" + index + "]" : name;
-        ReceiverSpec.Factory factory = factory(lower, label, fields, path, m);
+        Made made = factory(lower, label, fields, path, m);
+        int before = diagnostics.size();
+        Secret webhookSecret = webhookSecret(keys.get("webhookSecret"), values, lower, path, m);
+        boolean hookOk = diagnostics.size() == before;
         diagnostics.addAll(afterEach.apply(path, m));
-        if (factory != null && name != null) {
+        List<DigestSchedule> digests = digests(keys.get("digest"), lower);
+        if (made != null && name != null && digests != null && hookOk) {
             int[] p = position(m);
-            specs.add(new ReceiverSpec(name, lower, file, p[0], p[1], factory));
+            specs.add(new ReceiverSpec(name, lower, file, p[0], p[1], made.receiver(), digests,
+                    digests.isEmpty() ? null : made.reports(), webhookSecret));
         }
     }
 
-    private ReceiverSpec.Factory factory(String type, String name, Map<Object, Object> fields, String path,
-                                         MappingNode node) {
+    /** The receiver's digest schedules (none without {@code digest:}); null when one is wrong. */
+    private List<DigestSchedule> digests(NodeTuple entry, String type) {
+        if (entry == null) {
+            return List.of();
+        }
+        if (!DIGEST_TYPES.contains(type)) {
+            error(entry.getKeyNode(), "`digest` is for chat receivers (" + String.join(", ", DIGEST_TYPES)
+                    + "), not " + type + ": digests are read by people, pages and tickets are not summarised");
+            return null;
+        }
+        DigestReader reader = new DigestReader(file);
+        List<DigestSchedule> schedules = reader.read(entry.getValueNode());
+        diagnostics.addAll(reader.diagnostics());
+        return reader.diagnostics().isEmpty() ? schedules : null;
+    }
+
+    /**
+     * The secret that proves the receiver's paging service sent an acknowledgement webhook: null without
+     * {@code webhookSecret:}, and null with an error at its place when it is on another type or cannot be read.
+     */
+    private Secret webhookSecret(NodeTuple entry, Map<?, ?> values, String type, String path, MappingNode node) {
+        if (entry == null) {
+            return null;
+        }
+        if (!HOOK_TYPES.contains(type)) {
+            error(entry.getKeyNode(), "`webhookSecret` is for receivers whose paging service reports "
+                    + "acknowledgements back (" + String.join(", ", HOOK_TYPES) + "), not " + type);
+            return null;
+        }
+        Fields f = new Fields(values, path);
+        Secret secret = secrets.read(f, "webhookSecret", true);
+        problems(f.problems(), path, node);
+        return secret;
+    }
+
+    /** What a receiver entry makes: the receiver, and for chat types the target its digests are posted to. */
+    private record Made(ReceiverSpec.Factory receiver, ReceiverSpec.ReportFactory reports) {
+    }
+
+    private Made factory(String type, String name, Map<Object, Object> fields, String path, MappingNode node) {
         return switch (type) {
-            case "slack" -> parsed(SlackConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> SlackReceiver.create(w.vertx(), w.client(), name, c));
-            case "teams" -> parsed(TeamsConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> TeamsReceiver.create(w.vertx(), w.client(), name, c));
-            case "feishu" -> parsed(FeishuConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> FeishuReceiver.create(w.vertx(), w.client(), name, c));
-            case "dingtalk" -> parsed(DingTalkConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> DingTalkReceiver.create(w.vertx(), w.client(), name, c));
-            case "wecom" -> parsed(WeComConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> WeComReceiver.create(w.vertx(), w.client(), name, c));
-            case "pagerduty" -> parsed(PagerDutyConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> PagerDutyReceiver.create(w.vertx(), w.client(), name, c));
-            case "opsgenie" -> parsed(OpsgenieConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> OpsgenieReceiver.create(w.vertx(), w.client(), name, c));
-            case "jira" -> parsed(JiraConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> JiraReceiver.create(w.vertx(), w.client(), name, c));
-            case "alertmanager" -> parsed(AlertmanagerConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> AlertmanagerReceiver.create(w.vertx(), w.client(), name, c));
-            case "webhook" -> webhook(fields, path, name, node);
+            case "slack" -> chat(SlackConfig.parse(fields, path, secrets), path, node,
+                    c -> w -> SlackReceiver.create(w.vertx(), w.client(), name, c),
+                    c -> w -> SlackReportTarget.create(w.vertx(), w.client(), name, c));
+            case "teams" -> chat(TeamsConfig.parse(fields, path, secrets), path, node,
+                    c -> w -> TeamsReceiver.create(w.vertx(), w.client(), name, c),
+                    c -> w -> TeamsReportTarget.create(w.vertx(), w.client(), name, c));
+            case "feishu" -> chat(FeishuConfig.parse(fields, path, secrets), path, node,
+                    c -> w -> FeishuReceiver.create(w.vertx(), w.client(), name, c),
+                    c -> w -> FeishuReportTarget.create(w.vertx(), w.client(), name, c));
+            case "dingtalk" -> chat(DingTalkConfig.parse(fields, path, secrets), path, node,
+                    c -> w -> DingTalkReceiver.create(w.vertx(), w.client(), name, c),
+                    c -> w -> DingTalkReportTarget.create(w.vertx(), w.client(), name, c));
+            case "wecom" -> chat(WeComConfig.parse(fields, path, secrets), path, node,
+                    c -> w -> WeComReceiver.create(w.vertx(), w.client(), name, c),
+                    c -> w -> WeComReportTarget.create(w.vertx(), w.client(), name, c));
+            case "pagerduty" -> made(parsed(PagerDutyConfig.parse(fields, path, secrets), path, node,
+                    c -> w -> PagerDutyReceiver.create(w.vertx(), w.client(), name, c)));
+            case "opsgenie" -> made(parsed(OpsgenieConfig.parse(fields, path, secrets), path, node,
+                    c -> w -> OpsgenieReceiver.create(w.vertx(), w.client(), name, c)));
+            case "jira" -> made(parsed(JiraConfig.parse(fields, path, secrets), path, node,
+                    c -> w -> JiraReceiver.create(w.vertx(), w.client(), name, c)));
+            case "alertmanager" -> made(parsed(AlertmanagerConfig.parse(fields, path, secrets), path, node,
+                    c -> w -> AlertmanagerReceiver.create(w.vertx(), w.client(), name, c)));
+            case "webhook" -> made(webhook(fields, path, name, node));
             case "console" -> console(fields, path, name, node);
             default -> throw new IllegalStateException("type " + type + " is in TYPES but has no reader");
         };
+    }
+
+    private static Made made(ReceiverSpec.Factory receiver) {
+        return receiver == null ? null : new Made(receiver, null);
+    }
+
+    private <C> Made chat(Parsed<C> parsed, String path, MappingNode node, Function<C, ReceiverSpec.Factory> make,
+                          Function<C, ReceiverSpec.ReportFactory> reports) {
+        ReceiverSpec.Factory receiver = parsed(parsed, path, node, make);
+        return receiver == null ? null : new Made(receiver, reports.apply(parsed.value()));
     }
 
     private <C> ReceiverSpec.Factory parsed(Parsed<C> parsed, String path, MappingNode node,
@@ -187,7 +258,7 @@ final class ReceiverReader {
                 c -> w -> WebhookReceiver.create(w.vertx(), w.client(), name, c, w.externalUrl()));
     }
 
-    private ReceiverSpec.Factory console(Map<Object, Object> fields, String path, String name, MappingNode node) {
+    private Made console(Map<Object, Object> fields, String path, String name, MappingNode node) {
         Fields f = new Fields(fields, path);
         f.only(Set.of("color"));
         Object color = fields.get("color");
@@ -199,7 +270,8 @@ final class ReceiverReader {
             return null;
         }
         boolean colour = Boolean.TRUE.equals(color);
-        return w -> new ConsoleReceiver(name, w.console(), colour, InstantSource.system());
+        return new Made(w -> new ConsoleReceiver(name, w.console(), colour, InstantSource.system()),
+                w -> new ConsoleReportTarget(name, w.console()));
     }
 
     private void problems(List<ConfigProblem> problems, String path, MappingNode node) {
@@ -257,13 +329,16 @@ final class ReceiverReader {
         return node.getStartMark().map(m -> new int[] {m.getLine() + 1, m.getColumn() + 1}).orElse(new int[] {1, 1});
     }
 
-    /** {@code " (did you mean `x`?)"} for the closest known name within a small edit distance, else empty. */
+    /**
+     * {@code " (did you mean `x`?)"} for the closest known name within a small edit distance (ignoring case),
+     * else empty.
+     */
     static String suggestion(String given, Collection<String> known) {
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         String lower = given.toLowerCase(Locale.ROOT);
         for (String k : known) {
-            int d = distance(lower, k);
+            int d = distance(lower, k.toLowerCase(Locale.ROOT));
             if (d < bestDistance) {
                 best = k;
                 bestDistance = d;

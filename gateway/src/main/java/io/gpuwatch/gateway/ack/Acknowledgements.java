@@ -24,6 +24,14 @@ public final class Acknowledgements {
         return Optional.ofNullable(byFingerprint.get(fingerprint));
     }
 
+    /**
+     * The acknowledgement of the alert {@code fingerprint} given during its episode active since
+     * {@code activeSince} (epoch ms): one from an earlier episode of the same alert no longer counts.
+     */
+    public Optional<Acknowledgement> of(String fingerprint, long activeSince) {
+        return of(fingerprint).filter(a -> a.at().toEpochMilli() >= activeSince);
+    }
+
     /** Forgets the acknowledgements of alerts not in {@code live}, since a new episode starts unacknowledged. */
     public void retain(Collection<String> live) {
         byFingerprint.keySet().retainAll(live);

@@ -4,6 +4,7 @@ import io.gpuwatch.gateway.group.Aggregator;
 import io.gpuwatch.gateway.group.Flush;
 import io.gpuwatch.gateway.inhibit.InhibitRule;
 import io.gpuwatch.gateway.inhibit.Inhibitor;
+import io.gpuwatch.gateway.match.Matcher;
 import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.route.GroupBy;
 import io.gpuwatch.gateway.route.Route;
@@ -40,6 +41,9 @@ public final class Dispatcher {
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private Delivery delivery = Delivery.DIRECT;
+    /** The silences' change count and the time muting was last brought up to date. */
+    private long silenceChanges;
+    private Instant mutingSeen;
 
     /**
      * Routes with {@code routing}, whose every receiver name must be one of {@code receivers}.
@@ -103,6 +107,10 @@ public final class Dispatcher {
     /** Takes one change of an alert from the ledger, and sends what is due now. */
     public void dispatch(Notification n) {
         Instant now = clock.instant();
+        if (inhibitor.rules().stream().anyMatch(r -> Matcher.all(r.source(), n.labels()))) {
+            // a source starting or ending may hide or reveal alerts in any group
+            aggregator.mutingChanged();
+        }
         inhibitor.observe(n);
         aggregator.receive(n, now);
         flush(now);
@@ -114,6 +122,12 @@ public final class Dispatcher {
     }
 
     private void flush(Instant now) {
+        boolean silencesTurned = mutingSeen != null && silences.turnsBetween(mutingSeen, now);
+        if (silences.changes() != silenceChanges || silencesTurned) {
+            aggregator.mutingChanged();
+        }
+        silenceChanges = silences.changes();
+        mutingSeen = now;
         for (Flush f : aggregator.tick(now)) {
             Receiver r = receivers.get(f.receiver());
             if (r == null) {

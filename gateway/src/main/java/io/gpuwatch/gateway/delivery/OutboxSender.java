@@ -26,7 +26,9 @@ import java.util.logging.Logger;
  * notification-log entry, in one transaction), retries it with the store's back-off on a retryable failure
  * (5xx, 429, timeouts, anything that is not a {@link DeliveryFailure} saying otherwise), or gives it up.
  * Rows left pending by a killed gateway are claimed again after a restart; a group the notification log shows
- * delivered already is not sent again. A receiver failing for longer than {@code failingAfter} raises a
+ * delivered already is not sent again. The outbox hands out only the oldest pending row of a receiver and group,
+ * so after an outage a receiver hears each group's changes in order; the next one is claimed in the same poll
+ * as soon as the previous one is settled. A receiver failing for longer than {@code failingAfter} raises a
  * {@link ReceiverWatch meta-alert} sent to the fallback receiver. Owned by one Vert.x context.
  */
 public final class OutboxSender implements Delivery {
@@ -105,23 +107,15 @@ public final class OutboxSender implements Delivery {
     }
 
     /**
-     * Claims the due rows and settles each; completes with how many it handled. A poll asked for while one
-     * runs is folded into another right after it.
+     * Claims the due rows and settles each, again while that frees the next row of a group; completes with how
+     * many it handled. A poll asked for while one runs is folded into another right after it.
      */
     public Future<Integer> poll() {
         if (polling != null) {
             again = true;
             return polling;
         }
-        polling = store.run(s -> s.outbox().claim(settings.batch(), settings.lease()))
-                .compose(rows -> {
-                    Future<Void> chain = Future.succeededFuture();
-                    // in id order, so a receiver hears of one group's changes in the order they happened
-                    for (OutboxEntry row : rows) {
-                        chain = chain.transform(ignored -> settle(row));
-                    }
-                    return chain.transform(ignored -> watchReceivers()).map(v -> rows.size());
-                })
+        polling = drain(0)
                 .onComplete(ar -> {
                     polling = null;
                     if (ar.failed()) {
@@ -133,6 +127,24 @@ public final class OutboxSender implements Delivery {
                     }
                 });
         return polling;
+    }
+
+    /**
+     * Claims and settles due rows until a claim settles nothing: a settled row lets the next row of its group
+     * be claimed, which need not wait for the timer.
+     */
+    private Future<Integer> drain(int handled) {
+        long settledBefore = delivered + skipped + givenUp;
+        return store.run(s -> s.outbox().claim(settings.batch(), settings.lease()))
+                .compose(rows -> {
+                    Future<Void> chain = Future.succeededFuture();
+                    for (OutboxEntry row : rows) {
+                        chain = chain.transform(ignored -> settle(row));
+                    }
+                    return chain.transform(ignored -> watchReceivers()).map(v -> rows.size());
+                })
+                .compose(n -> delivered + skipped + givenUp > settledBefore ? drain(handled + n)
+                        : Future.succeededFuture(handled + n));
     }
 
     private Future<Void> settle(OutboxEntry row) {

@@ -21,9 +21,15 @@ import java.util.Set;
  * {@code repeat_interval}. Time passes only through {@link #tick}, so the caller drives it (a periodic timer in
  * the gateway, explicit instants in tests).
  *
- * <p>Two choices differ from Alertmanager, after its users' complaints: an alert the receiver was told fires
- * always gets its resolution, even when it is muted by then; and a told alert that was muted and no longer is
- * is announced again at the next tick instead of waiting for {@code repeat_interval}.
+ * <p>As in Alertmanager's notification log, a group notifies only when what it would send differs from what its
+ * receiver was last told — an alert it has not heard fire, or the end of one it has — or when
+ * {@code repeat_interval} has passed; an alert coming out of a silence or an inhibition the receiver already
+ * heard fire is not announced again. One choice differs, after Alertmanager's users' complaints: an alert the
+ * receiver was told fires always gets its resolution, even when it is muted by then.
+ *
+ * <p>A tick looks only at groups whose content changed since their last flush, or that are due a repeat; the
+ * owner calls {@link #mutingChanged} when silences or inhibitions may have changed what is muted, since that
+ * changes every group's content as its receiver would see it.
  */
 public final class Aggregator {
     private static final Comparator<Notification> ORDER =
@@ -52,10 +58,12 @@ public final class Aggregator {
         final Map<String, Notification> alerts = new LinkedHashMap<>();
         /** Alerts the receiver was last told fire and has not been told resolved. */
         Set<String> told = new HashSet<>();
-        /** Told alerts seen muted at a tick since they were last sent. */
-        final Set<String> hidden = new HashSet<>();
+        /** Whether alerts or what mutes them changed since the group was last looked at. */
+        boolean changed = true;
         Instant next;
         Instant lastSent;
+        /** When an unchanged group is next looked at for a repeat; null when nothing is left to repeat. */
+        Instant repeatAt;
 
         Group(Route route, Map<String, String> labels, Instant next) {
             this.route = route;
@@ -87,13 +95,28 @@ public final class Aggregator {
                     groups.put(id, g);
                 }
                 g.alerts.put(alert.fingerprint(), alert);
+                g.changed = true;
             } else if (g != null && g.alerts.containsKey(alert.fingerprint())) {
                 g.alerts.put(alert.fingerprint(), alert);
+                g.changed = true;
             }
         }
     }
 
-    /** Runs every group whose timer is due at {@code now} and returns the notifications to send, in group order. */
+    /**
+     * Marks every group changed, for the next due tick to look at again: a silence or an inhibition began or
+     * ended, so alerts may have come out of hiding (or gone into it).
+     */
+    public void mutingChanged() {
+        for (Group g : groups.values()) {
+            g.changed = true;
+        }
+    }
+
+    /**
+     * Runs every group whose timer is due at {@code now} and that changed or is due a repeat, and returns the
+     * notifications to send, in group order.
+     */
     public List<Flush> tick(Instant now) {
         List<Flush> out = new ArrayList<>();
         Iterator<Group> it = groups.values().iterator();
@@ -105,6 +128,9 @@ public final class Aggregator {
             Instant next = g.next.plus(g.route.groupInterval());
             // a late tick does not make the following ones come in a burst
             g.next = next.isAfter(now) ? next : now.plus(g.route.groupInterval());
+            if (!g.changed && !repeatDue(g, now)) {
+                continue;
+            }
             Flush f = flush(g, now);
             if (f != null) {
                 out.add(f);
@@ -116,17 +142,18 @@ public final class Aggregator {
         return out;
     }
 
+    private static boolean repeatDue(Group g, Instant now) {
+        return g.repeatAt != null && !now.isBefore(g.repeatAt);
+    }
+
     private Flush flush(Group g, Instant now) {
         if (g.route.mutedAt(now)) {
-            for (Notification a : g.alerts.values()) {
-                if (a.status() == Notification.Status.FIRING && g.told.contains(a.fingerprint())) {
-                    g.hidden.add(a.fingerprint());
-                }
-            }
+            // left changed, so what it holds is looked at once the route may send again
             g.alerts.values().removeIf(a -> a.status() == Notification.Status.RESOLVED
                     && !g.told.contains(a.fingerprint()));
             return null;
         }
+        g.changed = false;
         List<Notification> firing = new ArrayList<>();
         List<Notification> resolved = new ArrayList<>();
         Set<String> stillTold = new HashSet<>();
@@ -138,7 +165,6 @@ public final class Aggregator {
                 }
             } else if (muting.muted(a, now)) {
                 if (g.told.contains(fp)) {
-                    g.hidden.add(fp);
                     stillTold.add(fp);
                 }
             } else {
@@ -148,14 +174,18 @@ public final class Aggregator {
         g.alerts.values().removeIf(a -> a.status() == Notification.Status.RESOLVED);
         Flush.Reason reason = reason(g, firing, resolved, now);
         if (reason == null) {
+            if (repeatDue(g, now)) {
+                // all it holds is muted: the next change, such as an unmute, looks again
+                g.repeatAt = null;
+            }
             return null;
         }
         for (Notification a : firing) {
             stillTold.add(a.fingerprint());
-            g.hidden.remove(a.fingerprint());
         }
         g.told = stillTold;
         g.lastSent = now;
+        g.repeatAt = now.plus(g.route.repeatInterval());
         List<Notification> alerts = new ArrayList<>(firing);
         alerts.addAll(resolved);
         alerts.sort(ORDER);
@@ -168,9 +198,6 @@ public final class Aggregator {
         }
         if (firing.stream().anyMatch(a -> !g.told.contains(a.fingerprint()))) {
             return Flush.Reason.NEW_ALERTS;
-        }
-        if (firing.stream().anyMatch(a -> g.hidden.contains(a.fingerprint()))) {
-            return Flush.Reason.UNMUTED;
         }
         if (!resolved.isEmpty()) {
             return Flush.Reason.RESOLVED;

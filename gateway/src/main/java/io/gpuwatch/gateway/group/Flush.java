@@ -19,8 +19,6 @@ public record Flush(Route route, String receiver, String groupKey, Map<String, S
         FIRST,
         /** An alert started firing since the last notification. */
         NEW_ALERTS,
-        /** A firing alert the receiver was told about was muted and no longer is. */
-        UNMUTED,
         /** An alert the receiver was told about has resolved. */
         RESOLVED,
         /** Nothing changed, but {@code repeat_interval} has passed since the last notification. */

@@ -17,10 +17,10 @@ import io.gpuwatch.gateway.match.MatcherParser;
 import io.gpuwatch.gateway.silence.Silence;
 import io.gpuwatch.gateway.silence.Silences;
 import io.gpuwatch.gateway.store.Acknowledgement;
-import io.gpuwatch.notify.Acknowledging;
+import io.gpuwatch.gateway.store.Store;
 import io.gpuwatch.notify.Notification;
-import io.gpuwatch.notify.Receiver;
 import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -33,27 +33,29 @@ import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * Health, readiness, live alerts (with their acknowledgements), the loaded rules and their last reload,
- * {@code POST /-/reload}, silences, acknowledging an alert, the delivery groups, and /metrics in the Prometheus
- * text format. Handlers run on the gateway's event loop, which owns the silences and acknowledgements.
+ * {@code POST /-/reload}, silences, acknowledging an alert (also from a paging service, {@link PagerWebhooks}),
+ * the delivery groups, digest charts, and /metrics in the Prometheus text format. Handlers run on the gateway's event loop, which owns the silences and acknowledgements; with a
+ * store, a change to them is committed on the store's writer thread before it is answered.
  */
 public final class ApiRoutes {
     /** Far above any silence or acknowledgement a person writes. */
     private static final int BODY_LIMIT = 64 * 1024;
 
     private final Gateway gateway;
+    private final AckRecorder acks;
 
     public ApiRoutes(Gateway gateway) {
         this.gateway = gateway;
+        this.acks = new AckRecorder(gateway);
     }
 
     public void mount(Router router) {
@@ -69,11 +71,17 @@ public final class ApiRoutes {
         router.get("/api/v1/alerts/history").handler(ctx -> alerts(ctx, gateway.ledger().history()));
         router.post("/api/v1/alerts/:fingerprint/ack").handler(BodyHandler.create().setBodyLimit(BODY_LIMIT))
                 .handler(this::acknowledge);
+        new PagerWebhooks(gateway, acks).mount(router);
         router.get("/api/v1/silences").handler(this::silences);
         router.post("/api/v1/silences").handler(BodyHandler.create().setBodyLimit(BODY_LIMIT))
                 .handler(this::createSilence);
         router.delete("/api/v1/silences/:id").handler(this::expireSilence);
         router.get("/api/v1/groups").handler(this::groups);
+        router.get("/api/v1/digests/:id/chart.png").handler(ctx -> gateway.digests()
+                .flatMap(d -> d.chart(ctx.pathParam("id")))
+                .ifPresentOrElse(png -> ctx.response().putHeader("Content-Type", "image/png")
+                                .putHeader("Cache-Control", "public, max-age=604800").end(Buffer.buffer(png)),
+                        () -> text(ctx, 404, "no such digest chart (charts are kept for the newest digests only)\n")));
         router.get("/api/v1/rules").handler(this::rules);
         router.post("/-/reload").handler(this::reload);
         router.get("/metrics").handler(this::metrics);
@@ -149,7 +157,7 @@ public final class ApiRoutes {
         JsonArray out = new JsonArray();
         for (Alert a : alerts) {
             Acknowledgement ack = a.state() == AlertState.RESOLVED ? null
-                    : gateway.acknowledgements().of(a.fingerprint()).orElse(null);
+                    : gateway.acknowledgements().of(a.fingerprint(), a.activeSince()).orElse(null);
             out.add(new JsonObject()
                     .put("fingerprint", a.fingerprint())
                     .put("rule", a.rule())
@@ -165,15 +173,15 @@ public final class ApiRoutes {
         ctx.response().putHeader("Content-Type", "application/json").end(new JsonObject().put("alerts", out).encodePrettily());
     }
 
-    private static JsonObject ack(Acknowledgement a) {
+    static JsonObject ack(Acknowledgement a) {
         return new JsonObject().put("by", a.by()).put("at", a.at().toString()).put("comment", a.comment())
                 .put("source", a.source());
     }
 
     /**
-     * Records who acknowledged a live alert, then tells each receiver it was routed to that tracks alerts
-     * itself (a pager); 200 with each receiver's outcome, 404 for an alert that is not live, 400 without
-     * {@code by}.
+     * Records who acknowledged a live alert (in the store first, when there is one), then tells each receiver it
+     * was routed to that tracks alerts itself (a pager); 200 with each receiver's outcome, 404 for an alert that
+     * is not live, 400 without {@code by}, 503 when the store could not keep it.
      */
     private void acknowledge(RoutingContext ctx) {
         String fingerprint = ctx.pathParam("fingerprint");
@@ -199,23 +207,15 @@ public final class ApiRoutes {
         }
         Acknowledgement ack = new Acknowledgement(fingerprint, who.strip(), gateway.clock().instant(),
                 (String) comment, "api");
-        gateway.acknowledgements().retain(live.stream().map(Alert::fingerprint).toList());
-        gateway.acknowledgements().record(ack);
-        Set<String> routedTo = new HashSet<>();
-        gateway.dispatcher().routing().routes(alert.get().labels()).forEach(r -> routedTo.add(r.receiver()));
-        List<Receiver> pagers = gateway.receivers().stream()
-                .filter(r -> r instanceof Acknowledging && routedTo.contains(r.name())).toList();
-        List<Future<Void>> told = pagers.stream().map(r -> ((Acknowledging) r).acknowledge(fingerprint)).toList();
-        Future.join(told).onComplete(ar -> {
+        acks.record(ack).onSuccess(v -> acks.tellPagers(alert.get()).onSuccess(told -> {
             JsonArray outcomes = new JsonArray();
-            for (int i = 0; i < pagers.size(); i++) {
-                Future<Void> f = told.get(i);
-                outcomes.add(new JsonObject().put("receiver", pagers.get(i).name()).put("ok", f.succeeded())
-                        .put("error", f.failed() ? f.cause().getMessage() : null));
+            for (AckRecorder.Told t : told) {
+                outcomes.add(new JsonObject().put("receiver", t.receiver()).put("ok", t.error() == null)
+                        .put("error", t.error()));
             }
             json(ctx, 200, new JsonObject().put("fingerprint", fingerprint).put("acked", ack(ack))
                     .put("receivers", outcomes));
-        });
+        })).onFailure(e -> unstored(ctx, "the acknowledgement", e));
     }
 
     private void silences(RoutingContext ctx) {
@@ -236,10 +236,19 @@ public final class ApiRoutes {
                 .put("state", s.state(now).name().toLowerCase(Locale.ROOT));
     }
 
-    /** 201 with the new silence's id; 400 naming the first bad field. */
+    /**
+     * Without {@code id}, creates a silence: 201 with the new silence's id. With one, changes that silence as
+     * Alertmanager does: 200 with its id, which is a new one when the change replaced an active silence; 404 for
+     * an unknown id. 400 naming the first bad field; 503 when the store could not keep the change.
+     */
     private void createSilence(RoutingContext ctx) {
         JsonObject body = jsonBody(ctx);
         if (body == null) {
+            return;
+        }
+        Object id = body.getValue("id");
+        if (id != null && (!(id instanceof String text) || text.isBlank())) {
+            badRequest(ctx, "id", "expected the id of the silence to change, as text");
             return;
         }
         if (!(body.getValue("matchers") instanceof JsonArray list) || list.isEmpty()) {
@@ -282,25 +291,92 @@ public final class ApiRoutes {
             badRequest(ctx, "comment", "expected text");
             return;
         }
-        Silences.Result r = gateway.dispatcher().silences().create(matchers, startsAt, endsAt, createdBy.strip(),
-                (String) comment, now);
-        if (!r.ok()) {
-            String message = String.join("; ", r.errors());
-            badRequest(ctx, message.contains("endsAt") ? "endsAt" : "matchers", message);
+        Silences silences = gateway.dispatcher().silences();
+        if (id == null) {
+            Silences.Result r = silences.create(matchers, startsAt, endsAt, createdBy.strip(), (String) comment, now);
+            if (refused(ctx, r)) {
+                return;
+            }
+            Silence made = r.silence();
+            stored(s -> s.silences().save(made))
+                    .onSuccess(v -> json(ctx, 201, new JsonObject().put("id", made.id()).put("silence", silence(made, now))))
+                    .onFailure(e -> {
+                        silences.forget(made.id());
+                        unstored(ctx, "the silence", e);
+                    });
             return;
         }
-        json(ctx, 201, new JsonObject().put("id", r.silence().id()).put("silence", silence(r.silence(), now)));
+        Optional<Silence> before = silences.get((String) id);
+        if (before.isEmpty()) {
+            json(ctx, 404, new JsonObject().put("error", "no silence with id " + id));
+            return;
+        }
+        Silences.Result r = silences.update((String) id, matchers, startsAt, endsAt, createdBy.strip(),
+                (String) comment, now);
+        if (refused(ctx, r)) {
+            return;
+        }
+        Silence changed = r.silence();
+        // a change that replaced an active silence expired the old one too, and both must be kept
+        Silence old = silences.get((String) id).orElseThrow();
+        stored(s -> {
+            s.silences().save(old);
+            s.silences().save(changed);
+        }).onSuccess(v -> json(ctx, 200, new JsonObject().put("id", changed.id()).put("silence", silence(changed, now))))
+                .onFailure(e -> {
+                    silences.forget(changed.id());
+                    silences.restore(before.get());
+                    unstored(ctx, "the change of silence " + id, e);
+                });
     }
 
-    /** Expires a silence now, keeping it for the record; 404 for an unknown or already expired one. */
+    /** Answers 400 naming the field when {@code r} was refused. */
+    private static boolean refused(RoutingContext ctx, Silences.Result r) {
+        if (r.ok()) {
+            return false;
+        }
+        String message = String.join("; ", r.errors());
+        badRequest(ctx, message.contains("endsAt") ? "endsAt" : message.contains("expired") ? "id" : "matchers",
+                message);
+        return true;
+    }
+
+    /**
+     * Expires a silence now, keeping it for the record; 404 for an unknown or already expired one, 503 when the
+     * store could not keep the change.
+     */
     private void expireSilence(RoutingContext ctx) {
         String id = ctx.pathParam("id");
         Instant now = gateway.clock().instant();
-        if (!gateway.dispatcher().silences().expire(id, now)) {
+        Silences silences = gateway.dispatcher().silences();
+        Optional<Silence> before = silences.get(id);
+        if (!silences.expire(id, now)) {
             json(ctx, 404, new JsonObject().put("error", "no active or pending silence with id " + id));
             return;
         }
-        json(ctx, 200, silence(gateway.dispatcher().silences().get(id).orElseThrow(), now));
+        Silence expired = silences.get(id).orElseThrow();
+        stored(s -> s.silences().save(expired))
+                .onSuccess(v -> json(ctx, 200, silence(expired, now)))
+                .onFailure(e -> {
+                    silences.restore(before.orElseThrow());
+                    unstored(ctx, "the expiry of silence " + id, e);
+                });
+    }
+
+    /**
+     * Runs {@code write} as one transaction on the store's writer thread when the gateway has a store; succeeds
+     * at once without one. The answer waits for it, so what a client was told is kept is on disk.
+     */
+    private Future<Void> stored(Consumer<Store> write) {
+        return gateway.store().map(store -> store.run(s -> {
+            write.accept(s);
+            return null;
+        }).<Void>mapEmpty()).orElseGet(Future::succeededFuture);
+    }
+
+    static void unstored(RoutingContext ctx, String what, Throwable e) {
+        json(ctx, 503, new JsonObject().put("error", what + " could not be stored, so it was not made: "
+                + e.getMessage()));
     }
 
     private void groups(RoutingContext ctx) {
@@ -346,11 +422,11 @@ public final class ApiRoutes {
         }
     }
 
-    private static void badRequest(RoutingContext ctx, String field, String message) {
+    static void badRequest(RoutingContext ctx, String field, String message) {
         json(ctx, 400, new JsonObject().put("field", field).put("error", field + ": " + message));
     }
 
-    private static void json(RoutingContext ctx, int status, JsonObject body) {
+    static void json(RoutingContext ctx, int status, JsonObject body) {
         ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(body.encodePrettily());
     }
 

@@ -12,5 +12,8 @@ public final class IngestCounters {
     public final AtomicLong events = new AtomicLong();
     public final AtomicLong duplicates = new AtomicLong();
     public final AtomicLong badFrames = new AtomicLong();
+    /** Samples shed for any reason: over a connection's rate, or with the gateway's backlog full. */
     public final AtomicLong shedSamples = new AtomicLong();
+    /** Of {@link #shedSamples}, those shed because the gateway's backlog of samples was full. */
+    public final AtomicLong shedBacklog = new AtomicLong();
 }

@@ -3,13 +3,17 @@ package io.gpuwatch.gateway.ingest;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.protocol.codec.FrameCodec;
 import io.gpuwatch.protocol.codec.FrameLimits;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.ServerWebSocketHandshake;
 
 import java.time.InstantSource;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
 
@@ -30,7 +34,15 @@ public final class ProbeEndpoint {
     private final FrameCodec codec;
     private final SeqBook seqs = new SeqBook();
     private final IngestCounters counters = new IngestCounters();
+    /** Samples a gateway holds before shedding: about a second of 50,000 cards' frames (8 cards each). */
+    static final int MAX_QUEUED_SAMPLES = 8_192;
+    /** Samples handed to the sink per event-loop task. */
+    static final int SAMPLES_PER_SLICE = 32;
+
     private final Map<String, ProbeSession> byNode = new HashMap<>();
+    private final SampleQueue queue;
+    private Function<String, Optional<String>> owners = node -> Optional.empty();
+    private Function<String, Future<Void>> takeOver = node -> Future.succeededFuture();
 
     public ProbeEndpoint(Vertx vertx, IngestConfig config, Supplier<TokenFile> tokens, FrameSink sink,
                          InstantSource clock) {
@@ -41,10 +53,17 @@ public final class ProbeEndpoint {
         this.clock = clock;
         this.codec = new FrameCodec(new FrameLimits(config.maxFrameBytes(), config.maxCardsPerNode(),
                 FrameLimits.DEFAULTS.maxProcessesPerCard(), FrameLimits.DEFAULTS.maxStringChars()));
+        this.queue = new SampleQueue(MAX_QUEUED_SAMPLES, SAMPLES_PER_SLICE, task -> vertx.runOnContext(v -> task.run()),
+                sink, counters);
     }
 
     public IngestCounters counters() {
         return counters;
+    }
+
+    /** Samples taken and waiting for the sink; near {@value #MAX_QUEUED_SAMPLES} the gateway is shedding. */
+    public int queuedSamples() {
+        return queue.size();
     }
 
     /** Number of nodes with an open, welcomed connection. */
@@ -93,6 +112,10 @@ public final class ProbeEndpoint {
         return sink;
     }
 
+    SampleQueue queue() {
+        return queue;
+    }
+
     long now() {
         return clock.millis();
     }
@@ -103,6 +126,33 @@ public final class ProbeEndpoint {
 
     SeqBook seqs() {
         return seqs;
+    }
+
+    /**
+     * Makes this endpoint one of a cluster's: {@code redirect} names the probe URL a node's hello is sent on
+     * to, or is empty for the nodes this gateway owns; the welcome of an owned node waits for
+     * {@code takeOver}, which brings back what a former owner knew, so the node's frames come after it.
+     */
+    public void clustered(Function<String, Optional<String>> redirect, Function<String, Future<Void>> takeOver) {
+        this.owners = redirect;
+        this.takeOver = takeOver;
+    }
+
+    /** Closes the connections of the nodes {@code keep} refuses, which then reconnect to their owners. */
+    public void release(Predicate<String> keep) {
+        for (Map.Entry<String, ProbeSession> e : List.copyOf(byNode.entrySet())) {
+            if (!keep.test(e.getKey())) {
+                e.getValue().moved();
+            }
+        }
+    }
+
+    Optional<String> redirectFor(String node) {
+        return owners.apply(node);
+    }
+
+    Future<Void> takeOver(String node) {
+        return takeOver.apply(node);
     }
 
     /** A node's new connection replaces its old one, which may be half-open. */

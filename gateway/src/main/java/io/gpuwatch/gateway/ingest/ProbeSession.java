@@ -13,6 +13,7 @@ import io.gpuwatch.protocol.codec.Decoded;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.ServerWebSocket;
 
+import java.util.Optional;
 import java.util.UUID;
 import java.util.logging.Logger;
 
@@ -33,6 +34,7 @@ final class ProbeSession {
     private long ackTimer = -1;
     private long helloTimer = -1;
     private boolean closing;
+    private boolean admitting;
 
     ProbeSession(ProbeEndpoint endpoint, ServerWebSocket ws, TokenFile.Entry token) {
         this.endpoint = endpoint;
@@ -63,6 +65,13 @@ final class ProbeSession {
             return;
         }
         endpoint.counters().frames.incrementAndGet();
+        if (node != null && endpoint.queue().full()) {
+            long seq = SampleQueue.sampleSeq(text);
+            if (seq > 0) {
+                shedUnread(seq);
+                return;
+            }
+        }
         Decoded decoded = endpoint.codec().decode(text);
         if (decoded instanceof Decoded.Bad bad) {
             bad(bad);
@@ -99,6 +108,27 @@ final class ProbeSession {
             fail("forbidden_node", null, "this token may not speak for node '" + hello.node() + "'", POLICY_VIOLATION);
             return;
         }
+        if (node == null) {
+            Optional<String> owner = endpoint.redirectFor(hello.node());
+            if (owner.isPresent()) {
+                redirect(hello.node(), owner.get());
+                return;
+            }
+            if (!admitting) {
+                admitting = true;
+                endpoint.takeOver(hello.node()).onComplete(ar -> {
+                    admitting = false;
+                    if (!closing && !ws.isClosed()) {
+                        admit(hello);
+                    }
+                });
+            }
+            return;
+        }
+        admit(hello);
+    }
+
+    private void admit(Hello hello) {
         boolean first = node == null;
         node = hello.node();
         if (helloTimer >= 0) {
@@ -124,16 +154,33 @@ final class ProbeSession {
         if (!bucket.take(now)) {
             // shedding samples keeps the connection's events flowing; the probe is told, at most once a second
             endpoint.counters().shedSamples.incrementAndGet();
-            if (now - lastRateError >= 1000) {
-                lastRateError = now;
-                write(new ErrorFrame("rate_limited", s.seq(), "over " + endpoint.config().maxFramesPerSecond()
-                        + " frames/s: samples are being dropped; events are still taken"));
-            }
+            tellShedding(now, s.seq(), "over " + endpoint.config().maxFramesPerSecond()
+                    + " frames/s: samples are being dropped; events are still taken");
             return;
         }
-        endpoint.counters().samples.incrementAndGet();
-        endpoint.counters().cardReadings.addAndGet(s.cards().size());
-        endpoint.sink().frame(node, s);
+        // events skip the queue: they go to the sink the moment they are read
+        if (!endpoint.queue().offer(node, s)) {
+            tellShedding(now, s.seq(), "the gateway is behind: samples are being dropped; events are still taken");
+        }
+    }
+
+    /** A sample shed undecoded while the gateway is behind: still taken in seq order, and acknowledged. */
+    private void shedUnread(long seq) {
+        if (!endpoint.seqs().take(node, seq)) {
+            duplicate(seq);
+            return;
+        }
+        unackedSeq = seq;
+        endpoint.queue().shedUnread();
+        tellShedding(endpoint.now(), seq, "the gateway is behind: samples are being dropped; events are still taken");
+    }
+
+    /** Tells the probe its samples are being dropped, at most once a second. */
+    private void tellShedding(long now, long seq, String message) {
+        if (now - lastRateError >= 1000) {
+            lastRateError = now;
+            write(new ErrorFrame("rate_limited", seq, message));
+        }
     }
 
     private void event(Event e) {
@@ -197,6 +244,24 @@ final class ProbeSession {
         write(new ErrorFrame(code, seq, message));
         closing = true;
         ws.close(closeCode, code);
+    }
+
+    /** Another gateway of the cluster owns the node: the welcome says where to go, and nothing is kept here. */
+    private void redirect(String to, String url) {
+        if (helloTimer >= 0) {
+            endpoint.vertx().cancelTimer(helloTimer);
+            helloTimer = -1;
+        }
+        LOG.fine(() -> "probe " + to + " from " + ws.remoteAddress() + ": owned by " + url + ", redirecting");
+        write(new Welcome(Frame.VERSION, UUID.randomUUID().toString(), 0, endpoint.config().intervalMs(), url));
+        closing = true;
+        ws.close((short) 1000, "redirected to the node's gateway");
+    }
+
+    /** The cluster gave the node to another gateway; the probe reconnects and is redirected there. */
+    void moved() {
+        closing = true;
+        ws.close((short) 1001, "node moved to another gateway");
     }
 
     /** A newer connection of the same node took over. */

@@ -20,6 +20,7 @@ import java.util.function.Supplier;
 public final class Silences {
     private final Map<String, Silence> byId = new LinkedHashMap<>();
     private final Supplier<String> ids;
+    private long changes;
 
     /** A store naming new silences with {@code ids} (UUIDs in production, a counter in tests). */
     public Silences(Supplier<String> ids) {
@@ -50,7 +51,7 @@ public final class Silences {
             return Result.refused(errors);
         }
         Silence s = new Silence(ids.get(), matchers, start, endsAt, createdBy, comment, now);
-        byId.put(s.id(), s);
+        put(s);
         return new Result(s, List.of());
     }
 
@@ -81,12 +82,12 @@ public final class Silences {
         }
         if (inPlace) {
             Silence s = new Silence(id, matchers, start, endsAt, createdBy, comment, now);
-            byId.put(id, s);
+            put(s);
             return new Result(s, List.of());
         }
         expire(id, now);
         Silence s = new Silence(ids.get(), matchers, start, endsAt, createdBy, comment, now);
-        byId.put(s.id(), s);
+        put(s);
         return new Result(s, List.of());
     }
 
@@ -100,8 +101,50 @@ public final class Silences {
             return false;
         }
         Instant start = s.state(now) == Silence.State.PENDING ? now : s.startsAt();
-        byId.put(id, new Silence(id, s.matchers(), start, now, s.createdBy(), s.comment(), now));
+        put(new Silence(id, s.matchers(), start, now, s.createdBy(), s.comment(), now));
         return true;
+    }
+
+    /**
+     * Puts {@code silence} back as it stands, replacing one of the same id: a silence read back from the store,
+     * or one whose change could not be stored.
+     */
+    public void restore(Silence silence) {
+        put(silence);
+    }
+
+    /** Drops the silence {@code id} without a trace, for a new silence that could not be stored. */
+    public void forget(String id) {
+        if (byId.remove(id) != null) {
+            changes++;
+        }
+    }
+
+    /** How many changes were made so far; a reader compares it with the count it last saw to learn of new ones. */
+    public long changes() {
+        return changes;
+    }
+
+    /**
+     * Whether a silence starts or ends after {@code after} and no later than {@code upTo}, i.e. whether what is
+     * muted may have changed with time alone.
+     */
+    public boolean turnsBetween(Instant after, Instant upTo) {
+        for (Silence s : byId.values()) {
+            if (within(s.startsAt(), after, upTo) || within(s.endsAt(), after, upTo)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean within(Instant t, Instant after, Instant upTo) {
+        return t.isAfter(after) && !t.isAfter(upTo);
+    }
+
+    private void put(Silence s) {
+        byId.put(s.id(), s);
+        changes++;
     }
 
     /** The ids of the silences that mute an alert with {@code labels} at {@code now}, in the order they were made. */
@@ -136,7 +179,9 @@ public final class Silences {
         Instant cutoff = now.minus(retention);
         int before = byId.size();
         byId.values().removeIf(s -> s.state(now) == Silence.State.EXPIRED && s.endsAt().isBefore(cutoff));
-        return before - byId.size();
+        int dropped = before - byId.size();
+        changes += dropped;
+        return dropped;
     }
 
     private static List<String> check(List<Matcher> matchers, Instant start, Instant end, String createdBy,

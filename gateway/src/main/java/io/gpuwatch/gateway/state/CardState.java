@@ -125,7 +125,7 @@ public final class CardState implements ScopeView {
     public long retainedBytes() {
         long total = events.retainedBytes();
         for (MetricWindow w : windows) {
-            total += w.retainedBytes();
+            total += w.retainedBytes() + w.runningBytes();
         }
         return total;
     }

@@ -90,7 +90,7 @@ final class WindowSet {
         long total = 0;
         for (MetricWindow w : windows) {
             if (w != null) {
-                total += w.retainedBytes();
+                total += w.retainedBytes() + w.runningBytes();
             }
         }
         return total;

@@ -1,5 +1,7 @@
 package io.gpuwatch.gateway.store;
 
+import io.gpuwatch.gateway.ledger.Alert;
+
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Instant;
@@ -55,5 +57,17 @@ public final class AckTable {
     /** The acknowledgement in force for {@code fingerprint}, if any. */
     public Optional<Acknowledgement> latest(String fingerprint) {
         return of(fingerprint).stream().findFirst();
+    }
+
+    /**
+     * The acknowledgement in force for each of {@code alerts}, given during its current episode: one given before
+     * the alert last became active belongs to an earlier episode, which has resolved since, so it is left out.
+     */
+    public List<Acknowledgement> inForce(List<Alert> alerts) {
+        List<Acknowledgement> out = new ArrayList<>();
+        for (Alert a : alerts) {
+            latest(a.fingerprint()).filter(ack -> ack.at().toEpochMilli() >= a.activeSince()).ifPresent(out::add);
+        }
+        return out;
     }
 }

@@ -55,7 +55,9 @@ public final class Outbox {
 
     /**
      * Leases up to {@code max} due rows (pending, their next attempt reached, no live lease), oldest due first,
-     * for {@code lease}; each claim counts as an attempt.
+     * for {@code lease}; each claim counts as an attempt. Only the oldest pending row of a receiver and key is
+     * ever handed out, so a row waiting out its back-off holds back the later ones of its group: a receiver hears
+     * a group's changes in the order they happened, a resolution never before its trigger.
      */
     public List<OutboxEntry> claim(int max, Duration lease) {
         if (max < 1 || lease.isNegative() || lease.isZero()) {
@@ -64,8 +66,10 @@ public final class Outbox {
         return store.write("claim outbox rows", c -> {
             long now = store.now().toEpochMilli();
             List<Long> ids = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT id FROM outbox WHERE row_state = 'PENDING' "
+            try (PreparedStatement ps = c.prepareStatement("SELECT id FROM outbox o WHERE row_state = 'PENDING' "
                     + "AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) "
+                    + "AND NOT EXISTS (SELECT 1 FROM outbox e WHERE e.row_state = 'PENDING' "
+                    + "AND e.receiver = o.receiver AND e.dedup_key = o.dedup_key AND e.id < o.id) "
                     + "ORDER BY next_attempt_at, id LIMIT ?")) {
                 ps.setLong(1, now);
                 ps.setLong(2, now);

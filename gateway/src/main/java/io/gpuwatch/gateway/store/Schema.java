@@ -81,7 +81,9 @@ final class Schema {
               lease_token VARCHAR(36),
               lease_until BIGINT,
               sent_at BIGINT)""",
-            "CREATE INDEX outbox_due ON outbox (row_state, next_attempt_at, id)"));
+            "CREATE INDEX outbox_due ON outbox (row_state, next_attempt_at, id)"),
+            // a claim looks for an older pending row of the same group, which holds the newer one back
+            List.of("CREATE INDEX IF NOT EXISTS outbox_by_group ON outbox (receiver, dedup_key, row_state, id)"));
 
     private Schema() {
     }

@@ -22,6 +22,14 @@ import java.util.Arrays;
  * for its samples with its minimum, its maximum and its mean for the rest, which is exact for buckets of up to
  * two samples and for p = 0 and p = 1, and otherwise lies between the bucket's extremes.
  *
+ * <p>count, sum, avg, min, max, slope and predict are kept incrementally for up to {@value #MAX_RUNNING} window
+ * lengths (the first ones asked for, each at most the horizon): running sums that add the samples and buckets
+ * entering the window and subtract those leaving it, and extremes that are rescanned only when the sample or
+ * bucket holding them leaves. A query that moves the window forward costs what entered and left since the last
+ * one, not the window's length. The result is the same set of samples as a rescan; sums differ from a rescan's
+ * only by the order of float additions, and are rebuilt once a window length has been subtracted so that the
+ * rounding does not drift. Other window lengths, and a window moved backwards, are rescanned.
+ *
  * <p>Not thread-safe: one owner appends and evaluates.
  */
 public final class MetricWindow implements Series, RankedSamples {
@@ -33,6 +41,9 @@ public final class MetricWindow implements Series, RankedSamples {
     // Caps a window so that now - window cannot overflow; 2^50 ms is some 35,000 years.
     private static final long MAX_WINDOW_MS = 1L << 50;
     private static final byte[] NO_COUNTS = new byte[0];
+    /** Window lengths per series kept incrementally; rule packs ask a series for one or two. */
+    static final int MAX_RUNNING = 4;
+    private static final Running[] NO_RUNNING = new Running[0];
 
     // Layout of one bucket in the values array, after the fine slots.
     private static final int SUM = 0;
@@ -59,8 +70,8 @@ public final class MetricWindow implements Series, RankedSamples {
     // JVM layout estimates, compressed references: object header 12 bytes, array header 16, 8-byte alignment.
     static final int OBJECT_HEADER = 12;
     static final int ARRAY_HEADER = 16;
-    // 3 references, 7 longs, 4 ints, 1 float.
-    private static final long SHALLOW_BYTES = align(OBJECT_HEADER + 3 * 4 + 7 * 8 + 4 * 4 + 4);
+    // 4 references, 7 longs, 4 ints, 1 float, 1 boolean.
+    private static final long SHALLOW_BYTES = align(OBJECT_HEADER + 4 * 4 + 7 * 8 + 4 * 4 + 4 + 1);
 
     private final WindowShape shape;
     private final long res;
@@ -82,6 +93,8 @@ public final class MetricWindow implements Series, RankedSamples {
     private float rolledValue = Float.NaN;
     private long nowMs = NONE;
     private long ignoredLate;
+    private final boolean incremental;
+    private Running[] running = NO_RUNNING;
 
     /** An empty window of the given shape that does not keep transitions. */
     public MetricWindow(WindowShape shape) {
@@ -90,6 +103,15 @@ public final class MetricWindow implements Series, RankedSamples {
 
     /** An empty window of the given shape; {@code transitions} makes delta, resets and changes exact in both tiers. */
     public MetricWindow(WindowShape shape, boolean transitions) {
+        this(shape, transitions, true);
+    }
+
+    /**
+     * An empty window; {@code incremental = false} rescans the window on every query, the reference the running
+     * aggregates are tested and benchmarked against.
+     */
+    public MetricWindow(WindowShape shape, boolean transitions, boolean incremental) {
+        this.incremental = incremental;
         this.shape = shape;
         this.res = shape.resolutionMs();
         this.lookbackSlots = LOOKBACK_MS / res;
@@ -130,7 +152,11 @@ public final class MetricWindow implements Series, RankedSamples {
             ignoredLate++;
             return;
         }
-        values[fineIndex(slot)] = v;
+        int i = fineIndex(slot);
+        for (Running r : running) {
+            r.replaced(slot, values[i], v);
+        }
+        values[i] = v;
     }
 
     /** Sets the evaluation time the window functions end at; returns this window. */
@@ -144,10 +170,18 @@ public final class MetricWindow implements Series, RankedSamples {
         return ignoredLate;
     }
 
-    /** Heap held by this window: the object and its arrays, by the usual 64-bit JVM layout. */
+    /**
+     * Heap held by this window's samples: the object and its arrays, by the usual 64-bit JVM layout. Fixed by the
+     * shape; the running aggregates, which grow with the window lengths asked for, are {@link #runningBytes}.
+     */
     public long retainedBytes() {
         long bytes = SHALLOW_BYTES + arrayBytes(values.length, Float.BYTES);
         return counts == NO_COUNTS ? bytes : bytes + arrayBytes(counts.length, 1);
+    }
+
+    /** Heap held by the running aggregates of the window lengths asked for so far (at most {@value #MAX_RUNNING}). */
+    public long runningBytes() {
+        return running == NO_RUNNING ? 0 : arrayBytes(running.length, 4) + running.length * Running.BYTES;
     }
 
     /** The newest sample at or before now, if it is at most {@link #LOOKBACK_MS} old; NaN otherwise. */
@@ -180,28 +214,39 @@ public final class MetricWindow implements Series, RankedSamples {
 
     @Override
     public double avg(long windowMs) {
+        Running r = running(windowMs);
+        if (r != null) {
+            return r.count() == 0 ? Double.NaN : r.sum() / r.count();
+        }
         double n = fold(windowMs, COUNT);
         return n == 0 ? Double.NaN : fold(windowMs, TOTAL) / n;
     }
 
     @Override
     public double min(long windowMs) {
-        return fold(windowMs, LOWEST);
+        Running r = running(windowMs);
+        return r != null ? r.min() : fold(windowMs, LOWEST);
     }
 
     @Override
     public double max(long windowMs) {
-        return fold(windowMs, HIGHEST);
+        Running r = running(windowMs);
+        return r != null ? r.max() : fold(windowMs, HIGHEST);
     }
 
     @Override
     public double sum(long windowMs) {
+        Running r = running(windowMs);
+        if (r != null) {
+            return r.count() == 0 ? Double.NaN : r.sum();
+        }
         return fold(windowMs, TOTAL);
     }
 
     @Override
     public double count(long windowMs) {
-        return fold(windowMs, COUNT);
+        Running r = running(windowMs);
+        return r != null ? r.count() : fold(windowMs, COUNT);
     }
 
     /**
@@ -277,6 +322,10 @@ public final class MetricWindow implements Series, RankedSamples {
             return Double.NaN;
         }
         long now = now();
+        Running r = running(windowMs);
+        if (r != null) {
+            return r.fit(now, atSeconds);
+        }
         long lo = firstSlot(now, windowMs);
         long hi = Math.floorDiv(now, res);
         long fineFirst = newestSlot - fine + 1;
@@ -290,10 +339,13 @@ public final class MetricWindow implements Series, RankedSamples {
         double n = 0;
         double sx = 0;
         double sy = 0;
+        // a bucket is one sample time: a window of one bucket has no slope, whatever the rounding of its centre
+        int times = 0;
         for (long q = qFirst; q <= qLast; q++) {
             int b = bucketIndex(q);
             int c = counts[b] & 0xFF;
             if (c != 0) {
+                times++;
                 n += c;
                 sx += c * bucketCentre(q, fineFirst, now);
                 sy += values[fine + b * fields + SUM];
@@ -303,6 +355,7 @@ public final class MetricWindow implements Series, RankedSamples {
         for (long s = from; s <= to; s++) {
             float v = values[i];
             if (!Float.isNaN(v)) {
+                times++;
                 n++;
                 sx += seconds(s, now);
                 sy += v;
@@ -311,7 +364,7 @@ public final class MetricWindow implements Series, RankedSamples {
                 i = 0;
             }
         }
-        if (n < 2) {
+        if (times < 2) {
             return Double.NaN;
         }
         double mx = sx / n;
@@ -548,6 +601,9 @@ public final class MetricWindow implements Series, RankedSamples {
             for (long s = first; s <= last; s++) {
                 float v = values[i];
                 if (!Float.isNaN(v)) {
+                    for (Running r : running) {
+                        r.replaced(s, v, Float.NaN);
+                    }
                     roll(s, v);
                     values[i] = Float.NaN;
                 }
@@ -557,6 +613,9 @@ public final class MetricWindow implements Series, RankedSamples {
             }
         }
         newestSlot = slot;
+        for (Running r : running) {
+            r.fineLeftBelow(slot - fine + 1);
+        }
     }
 
     private void roll(long slot, float v) {
@@ -603,6 +662,369 @@ public final class MetricWindow implements Series, RankedSamples {
             }
         }
         counts[b] = (byte) (c + 1);
+    }
+
+    /** The running aggregates over {@code windowMs}, brought up to now; null where the window is rescanned. */
+    private Running running(long windowMs) {
+        if (!incremental || newestSlot == NONE || windowMs <= 0 || windowMs > shape.horizonMs()) {
+            return null;
+        }
+        long now = now();
+        for (Running r : running) {
+            if (r.windowMs == windowMs) {
+                r.sync(now);
+                return r;
+            }
+        }
+        if (running.length == MAX_RUNNING) {
+            return null;
+        }
+        Running r = new Running(windowMs);
+        running = Arrays.copyOf(running, running.length + 1);
+        running[running.length - 1] = r;
+        r.sync(now);
+        return r;
+    }
+
+    /**
+     * Running count, sum, least-squares sums and extremes over one window length: the fine slots
+     * {@code [fa, fb]} and the complete buckets {@code [qa, qc]} it covered at its last sync, kept equal to their
+     * samples as slots are replaced or roll out; the youngest bucket, still filling, is read at each sync.
+     * Slope sums are taken in slots from {@code base} and values from {@code y0}, so they stay small.
+     */
+    private final class Running {
+        // header, outer reference, 12 longs, 7 doubles, 7 floats, 1 int, 3 booleans
+        static final long BYTES = align(OBJECT_HEADER + 4 + 12 * 8 + 7 * 8 + 7 * 4 + 4 + 3);
+
+        final long windowMs;
+        private boolean built;
+        private long removed;
+        private long fa;
+        private long fb;
+        private long qa;
+        private long qc = -1;
+        private long n;
+        private long base;
+        private double y0;
+        private double sum;
+        private double sx;
+        private double sxx;
+        private double sy;
+        private double sxy;
+        private float fineMax;
+        private float fineMin;
+        private long fineMaxSlot;
+        private long fineMinSlot;
+        private boolean fineDirty;
+        private float coarseMax;
+        private float coarseMin;
+        private long coarseMaxBucket;
+        private long coarseMinBucket;
+        private boolean coarseDirty;
+        private int liveCount;
+        private float liveSum;
+        private float liveMin;
+        private float liveMax;
+        private double liveX;
+
+        Running(long windowMs) {
+            this.windowMs = windowMs;
+        }
+
+        /** Moves the covered ranges to the window ending at {@code now}; rebuilds them when it cannot move forward. */
+        void sync(long now) {
+            long lo = firstSlot(now, windowMs);
+            long hi = Math.floorDiv(now, res);
+            long fineFirst = newestSlot - fine + 1;
+            long fa2 = Math.max(lo, fineFirst);
+            long fb2 = Math.min(hi, newestSlot);
+            long qa2 = 0;
+            long qb2 = -1;
+            if (reachesCoarse(lo, fineFirst)) {
+                qa2 = firstBucket(lo);
+                qb2 = lastBucket(hi, fineFirst);
+            }
+            long qc2 = qb2 < qa2 ? qa2 - 1 : Math.min(qb2, newestBucket - 1);
+            boolean covered = qa <= qc;
+            boolean regular = built && removed <= fine + (long) buckets * bucketSlots && fa2 >= fa && fb2 >= fb
+                    && (!covered || (qa2 <= qc2 && qa2 >= qa && qc2 >= qc && qa >= newestBucket - buckets + 1));
+            if (regular) {
+                for (long s = fa, to = Math.min(fa2 - 1, fb); s <= to; s++) {
+                    float v = values[fineIndex(s)];
+                    if (!Float.isNaN(v)) {
+                        removeSample(s, v);
+                    }
+                }
+                for (long s = Math.max(fb + 1, fa2); s <= fb2; s++) {
+                    addSample(s);
+                }
+                if (covered) {
+                    for (long q = qa, to = Math.min(qa2 - 1, qc); q <= to; q++) {
+                        removeBucket(q);
+                    }
+                }
+                for (long q = covered ? Math.max(qc + 1, qa2) : qa2; q <= qc2; q++) {
+                    addBucket(q);
+                }
+            } else {
+                rebuild(fa2, fb2, qa2, qc2);
+            }
+            fa = fa2;
+            fb = fb2;
+            qa = qa2;
+            qc = qc2;
+            if (fineDirty) {
+                rescanFineExtremes();
+            }
+            if (coarseDirty) {
+                rescanCoarseExtremes();
+            }
+            liveCount = 0;
+            if (qb2 >= qa2 && qb2 > qc2) {
+                int b = bucketIndex(qb2);
+                liveCount = counts[b] & 0xFF;
+                if (liveCount != 0) {
+                    int at = fine + b * fields;
+                    liveSum = values[at + SUM];
+                    liveMin = values[at + MIN];
+                    liveMax = values[at + MAX];
+                    long first = qb2 * bucketSlots;
+                    long last = Math.min(first + bucketSlots - 1, fineFirst - 1);
+                    liveX = (first - base) + (last - first) * 0.5;
+                }
+            }
+        }
+
+        private void rebuild(long fa2, long fb2, long qa2, long qc2) {
+            built = true;
+            removed = 0;
+            n = 0;
+            clearSums();
+            base = qa2 <= qc2 ? qa2 * bucketSlots : fa2;
+            fineMax = Float.NEGATIVE_INFINITY;
+            fineMin = Float.POSITIVE_INFINITY;
+            fineMaxSlot = NONE;
+            fineMinSlot = NONE;
+            coarseMax = Float.NEGATIVE_INFINITY;
+            coarseMin = Float.POSITIVE_INFINITY;
+            coarseMaxBucket = NONE;
+            coarseMinBucket = NONE;
+            fineDirty = false;
+            coarseDirty = false;
+            for (long s = fa2; s <= fb2; s++) {
+                addSample(s);
+            }
+            for (long q = qa2; q <= qc2; q++) {
+                addBucket(q);
+            }
+        }
+
+        /** A fine slot's value changes from {@code before} to {@code after} (NaN = none). */
+        void replaced(long slot, float before, float after) {
+            if (!built || slot < fa || slot > fb) {
+                return;
+            }
+            if (!Float.isNaN(before)) {
+                removeSample(slot, before);
+            }
+            if (!Float.isNaN(after)) {
+                addSample(slot, after);
+            }
+        }
+
+        /** Slots below {@code fineFirst} have rolled out of the fine tier (their samples already removed). */
+        void fineLeftBelow(long fineFirst) {
+            fa = Math.max(fa, fineFirst);
+        }
+
+        private void addSample(long slot) {
+            float v = values[fineIndex(slot)];
+            if (!Float.isNaN(v)) {
+                addSample(slot, v);
+            }
+        }
+
+        private void addSample(long slot, float v) {
+            add(slot - base, 1, v);
+            if (v >= fineMax) {
+                fineMax = v;
+                fineMaxSlot = slot;
+            }
+            if (v <= fineMin) {
+                fineMin = v;
+                fineMinSlot = slot;
+            }
+        }
+
+        private void removeSample(long slot, float v) {
+            remove(slot - base, 1, v);
+            if (slot == fineMaxSlot || slot == fineMinSlot) {
+                fineDirty = true;
+            }
+        }
+
+        private void addBucket(long q) {
+            int b = bucketIndex(q);
+            int c = counts[b] & 0xFF;
+            if (c == 0) {
+                return;
+            }
+            int at = fine + b * fields;
+            add(centre(q), c, values[at + SUM]);
+            if (values[at + MAX] >= coarseMax) {
+                coarseMax = values[at + MAX];
+                coarseMaxBucket = q;
+            }
+            if (values[at + MIN] <= coarseMin) {
+                coarseMin = values[at + MIN];
+                coarseMinBucket = q;
+            }
+        }
+
+        private void removeBucket(long q) {
+            int b = bucketIndex(q);
+            int c = counts[b] & 0xFF;
+            if (c == 0) {
+                return;
+            }
+            remove(centre(q), c, values[fine + b * fields + SUM]);
+            if (q == coarseMaxBucket || q == coarseMinBucket) {
+                coarseDirty = true;
+            }
+        }
+
+        /** A complete bucket's centre in slots from base. */
+        private double centre(long q) {
+            return (q * bucketSlots - base) + (bucketSlots - 1) * 0.5;
+        }
+
+        private void add(double x, int c, double s) {
+            if (n == 0) {
+                // shift by the first value covered, so the sums stay small against nearly constant large values
+                y0 = s / c;
+            }
+            double y = s - c * y0;
+            n += c;
+            sum += s;
+            sx += c * x;
+            sxx += c * x * x;
+            sy += y;
+            sxy += x * y;
+        }
+
+        private void remove(double x, int c, double s) {
+            double y = s - c * y0;
+            n -= c;
+            sum -= s;
+            sx -= c * x;
+            sxx -= c * x * x;
+            sy -= y;
+            sxy -= x * y;
+            removed++;
+            if (n == 0) {
+                clearSums();
+            }
+        }
+
+        /** Nothing covered: the sums are exactly zero again, whatever rounding the removals left. */
+        private void clearSums() {
+            sum = 0;
+            sx = 0;
+            sxx = 0;
+            sy = 0;
+            sxy = 0;
+        }
+
+        private void rescanFineExtremes() {
+            fineMax = Float.NEGATIVE_INFINITY;
+            fineMin = Float.POSITIVE_INFINITY;
+            fineMaxSlot = NONE;
+            fineMinSlot = NONE;
+            for (long s = fa; s <= fb; s++) {
+                float v = values[fineIndex(s)];
+                if (v >= fineMax) {
+                    fineMax = v;
+                    fineMaxSlot = s;
+                }
+                if (v <= fineMin) {
+                    fineMin = v;
+                    fineMinSlot = s;
+                }
+            }
+            fineDirty = false;
+        }
+
+        private void rescanCoarseExtremes() {
+            coarseMax = Float.NEGATIVE_INFINITY;
+            coarseMin = Float.POSITIVE_INFINITY;
+            coarseMaxBucket = NONE;
+            coarseMinBucket = NONE;
+            for (long q = qa; q <= qc; q++) {
+                int b = bucketIndex(q);
+                if (counts[b] == 0) {
+                    continue;
+                }
+                int at = fine + b * fields;
+                if (values[at + MAX] >= coarseMax) {
+                    coarseMax = values[at + MAX];
+                    coarseMaxBucket = q;
+                }
+                if (values[at + MIN] <= coarseMin) {
+                    coarseMin = values[at + MIN];
+                    coarseMinBucket = q;
+                }
+            }
+            coarseDirty = false;
+        }
+
+        double count() {
+            return n + liveCount;
+        }
+
+        double sum() {
+            return liveCount == 0 ? sum : sum + liveSum;
+        }
+
+        double max() {
+            if (count() == 0) {
+                return Double.NaN;
+            }
+            float m = Math.max(fineMax, coarseMax);
+            return liveCount == 0 ? m : Math.max(m, liveMax);
+        }
+
+        double min() {
+            if (count() == 0) {
+                return Double.NaN;
+            }
+            float m = Math.min(fineMin, coarseMin);
+            return liveCount == 0 ? m : Math.min(m, liveMin);
+        }
+
+        /** As {@link MetricWindow#fit}, from the running sums. */
+        double fit(long now, double atSeconds) {
+            double count = count();
+            if (count < 2) {
+                return Double.NaN;
+            }
+            double ly = liveCount == 0 ? 0 : liveSum - liveCount * y0;
+            double tx = sx + liveCount * liveX;
+            double txx = sxx + liveCount * liveX * liveX;
+            double ty = sy + ly;
+            double txy = sxy + liveX * ly;
+            double mx = tx / count;
+            double vxx = txx - tx * mx;
+            if (vxx <= 0) {
+                return Double.NaN;
+            }
+            double slope = (txy - mx * ty) / vxx * 1000.0 / res;
+            if (Double.isNaN(atSeconds)) {
+                return slope;
+            }
+            double mxSeconds = ((base * res - now) + mx * res) / 1000.0;
+            double my = ty / count + y0;
+            return my + slope * (atSeconds - mxSeconds);
+        }
     }
 
     private double delta(long prevSlot, float prev, long slot, float v) {

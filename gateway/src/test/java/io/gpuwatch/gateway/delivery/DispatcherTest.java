@@ -150,6 +150,58 @@ class DispatcherTest {
     }
 
     @Test
+    void anAlertPagedBeforeAnInhibitionIsNotPagedAgainWhenItEndsButOneThatFiredDuringItIs() {
+        Capture console = new Capture("console");
+        Dispatcher d = Dispatcher.broadcast(List.of(console), clock);
+        d.dispatch(firing("ecc-uncorrectable", "page", "gpu-8", "GPU-81", T0));
+        Notification silent = firing("node-silent", "page", "gpu-8", null, T0);
+        advance(Duration.ofSeconds(10));
+        d.dispatch(silent);
+        advance(Duration.ofSeconds(10));
+        d.dispatch(firing("xid-nvlink-error", "page", "gpu-8", "GPU-82", now.get()));
+        d.tick();
+        advance(Duration.ofSeconds(60));
+        d.dispatch(resolved(silent, now.get()));
+        advance(Duration.ofSeconds(1));
+        d.tick();
+        assertEquals(List.of(List.of("ecc-uncorrectable@GPU-81:FIRING"), List.of("node-silent@:FIRING"),
+                        List.of("node-silent@:RESOLVED"), List.of("xid-nvlink-error@GPU-82:FIRING")), console.batches,
+                "the ECC page was delivered before the node went silent, so its return repeats nothing; the "
+                        + "NVLink alert was hidden from its start, so it goes out now");
+    }
+
+    @Test
+    void anAlertHeldBackByASilenceGoesOutOnceWhenTheSilenceRunsOut() {
+        Capture console = new Capture("console");
+        Dispatcher d = Dispatcher.broadcast(List.of(console), clock);
+        assertTrue(d.silences().create(List.of(Matcher.equal("node", "gpu-7")), null, T0.plus(Duration.ofMinutes(10)),
+                "ann", "draining gpu-7", T0).ok());
+        d.dispatch(firing("xid-fallen-off-bus", "page", "gpu-7", "GPU-70", T0));
+        advance(Duration.ofMinutes(5));
+        d.tick();
+        assertEquals(List.of(), console.batches, "silenced");
+        advance(Duration.ofMinutes(5));
+        d.tick();
+        advance(Duration.ofSeconds(1));
+        d.tick();
+        assertEquals(List.of(List.of("xid-fallen-off-bus@GPU-70:FIRING")), console.batches,
+                "the silence ended by itself, with no call to say so");
+    }
+
+    @Test
+    void anAlertHeldBackByASilenceGoesOutWhenTheSilenceIsExpired() {
+        Capture console = new Capture("console");
+        Dispatcher d = Dispatcher.broadcast(List.of(console), clock);
+        String id = d.silences().create(List.of(Matcher.equal("node", "gpu-7")), null, T0.plus(Duration.ofHours(1)),
+                "ann", "draining gpu-7", T0).silence().id();
+        d.dispatch(firing("xid-fallen-off-bus", "page", "gpu-7", "GPU-70", T0));
+        advance(Duration.ofMinutes(1));
+        assertTrue(d.silences().expire(id, now.get()));
+        d.tick();
+        assertEquals(List.of(List.of("xid-fallen-off-bus@GPU-70:FIRING")), console.batches);
+    }
+
+    @Test
     void aRoutingThatNamesAnUnconfiguredReceiverIsRefusedByName() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> new Dispatcher(routing(ROUTES, null), List.of(new Capture("chat")), clock));

@@ -146,6 +146,68 @@ class OutboxSenderTest {
         }))));
     }
 
+    /** Refuses every batch while {@code down}, as a receiver in an outage does; keeps what it accepts, in order. */
+    private static final class Flaky implements Receiver {
+        final List<String> accepted = new ArrayList<>();
+        boolean down = true;
+
+        @Override
+        public String name() {
+            return "pager";
+        }
+
+        @Override
+        public Future<Void> send(List<Notification> batch) {
+            if (down) {
+                return Future.failedFuture(new IllegalStateException("503 service unavailable"));
+            }
+            batch.forEach(n -> accepted.add(n.labels().get("uuid") + ":" + n.status()));
+            return Future.succeededFuture();
+        }
+    }
+
+    private static Flush group(String uuid, Flush.Reason reason, Notification alert) {
+        return new Flush(null, "pager", "{}:{uuid=\"" + uuid + "\"}", Map.of(), List.of(alert), reason, T0);
+    }
+
+    private static Notification resolved(Notification n) {
+        return new Notification(n.fingerprint(), Notification.Status.RESOLVED, n.labels(), n.annotations(),
+                n.startsAt(), T0.plusSeconds(1), "");
+    }
+
+    @Test
+    void afterAnOutageAGroupsResolutionIsNeverDeliveredBeforeItsTrigger(Vertx vertx, VertxTestContext tc) {
+        Flaky pager = new Flaky();
+        Notification one = firing("GPU-1");
+        vertx.getOrCreateContext().runOnContext(go -> open(vertx).compose(store -> {
+            OutboxSender sender = new OutboxSender(vertx, store, List.of(pager), clock, settings(null));
+            return sender.deliver(pager, group("GPU-1", Flush.Reason.FIRST, one))
+                    .compose(v -> sender.poll())
+                    .compose(n -> {
+                        // the trigger waits out its back-off; meanwhile the alert resolves and another one fires
+                        pager.down = false;
+                        return sender.deliver(pager, group("GPU-1", Flush.Reason.RESOLVED, resolved(one)));
+                    })
+                    .compose(v -> sender.deliver(pager, group("GPU-2", Flush.Reason.FIRST, firing("GPU-2"))))
+                    .compose(v -> sender.poll())
+                    .compose(n -> sender.poll())
+                    .compose(n -> {
+                        tc.verify(() -> assertEquals(List.of("GPU-2:FIRING"), pager.accepted,
+                                "another group is not held back, but GPU-1's resolution waits for its trigger"));
+                        now.set(T0.plusSeconds(5));
+                        return sender.poll();
+                    })
+                    .compose(n -> sender.poll())
+                    .compose(n -> store.run(s -> s.outbox().count(OutboxEntry.State.PENDING)))
+                    .eventually(store::close);
+        }).onComplete(tc.succeeding(pending -> tc.verify(() -> {
+            assertEquals(List.of("GPU-2:FIRING", "GPU-1:FIRING", "GPU-1:RESOLVED"), pager.accepted,
+                    "once the receiver is back, GPU-1's trigger goes first and its resolution right after");
+            assertEquals(0L, pending);
+            tc.completeNow();
+        }))));
+    }
+
     @Test
     void aBatchRejectedWith400IsGivenUpAndNotLogged(Vertx vertx, VertxTestContext tc) {
         answers.add(400);

@@ -1,16 +1,20 @@
 package io.gpuwatch.gateway.group;
 
+import io.gpuwatch.gateway.route.GroupBy;
+import io.gpuwatch.gateway.route.Route;
 import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.route.RoutingLoad;
 import io.gpuwatch.notify.Notification;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -157,7 +161,7 @@ class AggregatorTest {
     }
 
     @Test
-    void mutedAlertsAreLeftOutButStillResolveAndComeBackWhenUnmuted() {
+    void mutedAlertsAreLeftOutButStillResolveAndOnlyThoseNeverSentComeBackWhenUnmuted() {
         Set<String> muted = new HashSet<>();
         Aggregator agg = new Aggregator(SIMPLE, (alert, now) -> muted.contains(alert.fingerprint()));
         Notification a = firing("a", "gpu-hot", 0);
@@ -171,22 +175,70 @@ class AggregatorTest {
 
         muted.add("a");
         muted.add("b");
+        agg.mutingChanged();
         agg.receive(resolved(b, 100), at(100));
         List<Flush> resolvedWhileMuted = run(agg, 31, 330);
         assertEquals(List.of("b-"), shown(resolvedWhileMuted.get(0)),
                 "the receiver heard b fire, so it hears b end, silence or not");
 
         muted.clear();
+        agg.mutingChanged();
         List<Flush> unmuted = run(agg, 331, 630);
         assertEquals(List.of("a", "c"), shown(unmuted.get(0)));
         assertEquals(Flush.Reason.NEW_ALERTS, unmuted.get(0).reason(), "c is new to the receiver");
 
         muted.add("a");
+        agg.mutingChanged();
         assertEquals(List.of(), run(agg, 631, 930));
         muted.clear();
-        List<Flush> again = run(agg, 931, 1230);
-        assertEquals(Flush.Reason.UNMUTED, again.get(0).reason(), "a is announced again after its silence ends");
-        assertEquals(List.of("a", "c"), shown(again.get(0)));
+        agg.mutingChanged();
+        assertEquals(List.of(), run(agg, 931, 4229),
+                "the receiver heard a fire before its silence, so, as in Alertmanager, its end announces nothing");
+        List<Flush> repeat = run(agg, 4230, 4230);
+        assertEquals(Flush.Reason.REPEAT, repeat.get(0).reason(), "an hour after the last notification");
+        assertEquals(List.of("a", "c"), shown(repeat.get(0)));
+    }
+
+    /** One group per alert, flushed at every tick: the tree the dispatcher builds without a routing file. */
+    private static final RoutingConfig EVERY_TICK = new RoutingConfig(new Route("route", "{}", List.of(), "console",
+            GroupBy.ALL, Duration.ZERO, Duration.ZERO, Duration.ofHours(4), true, List.of(), List.of(), List.of()),
+            Map.of(), Map.of(), List.of());
+
+    @Test
+    void withoutAGroupIntervalAnUnchangedGroupIsNotLookedAtAgainUntilItChangesOrRepeats() {
+        AtomicInteger looked = new AtomicInteger();
+        Aggregator agg = new Aggregator(EVERY_TICK, (alert, now) -> {
+            looked.incrementAndGet();
+            return false;
+        });
+        List<Notification> alerts = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            alerts.add(firing("a" + i, "gpu-hot", 0));
+            agg.receive(alerts.get(i), at(0));
+        }
+        assertEquals(10, agg.tick(at(0)).size());
+        assertEquals(10, looked.get());
+
+        assertEquals(List.of(), run(agg, 1, 3600), "nothing changed, nothing is sent");
+        assertEquals(10, looked.get(), "and no unchanged group was even looked at");
+
+        agg.receive(resolved(alerts.get(0), 3601), at(3601));
+        List<Flush> resolution = agg.tick(at(3601));
+        assertEquals(List.of(List.of("a0-")), resolution.stream().map(AggregatorTest::shown).toList(),
+                "only the group that changed is flushed");
+        assertEquals(10, looked.get());
+
+        agg.mutingChanged();
+        assertEquals(List.of(), agg.tick(at(3602)));
+        assertEquals(19, looked.get(), "a change of muting has every group looked at once");
+        assertEquals(List.of(), run(agg, 3603, 14_399));
+        assertEquals(19, looked.get());
+
+        List<Flush> repeats = agg.tick(at(14_400));
+        assertEquals(9, repeats.size(), "each firing alert is repeated 4 h after it was sent");
+        assertTrue(repeats.stream().allMatch(f -> f.reason() == Flush.Reason.REPEAT));
+        assertEquals(List.of(), run(agg, 14_401, 18_000));
+        assertEquals(28, looked.get());
     }
 
     @Test

@@ -31,6 +31,26 @@ class SilencesTest {
     }
 
     @Test
+    void changesAreCountedAndTheClockTurningASilenceOnOrOffIsSeen() throws Exception {
+        long before = silences.changes();
+        String id = silences.create(matchers("{node=\"n1\"}"), at(10), at(70), "ana", "reboot", at(0)).silence().id();
+        assertTrue(silences.changes() > before, "a new silence is a change");
+        assertFalse(silences.turnsBetween(at(0), at(9)));
+        assertTrue(silences.turnsBetween(at(9), at(10)), "it starts at 10");
+        assertFalse(silences.turnsBetween(at(10), at(69)), "a start at the lower bound was seen by the call before");
+        assertTrue(silences.turnsBetween(at(69), at(70)), "it ends at 70");
+
+        Silence made = silences.get(id).orElseThrow();
+        long counted = silences.changes();
+        silences.forget(id);
+        assertEquals(List.of(), silences.list());
+        silences.restore(made);
+        assertEquals(List.of(made), silences.list(), "a silence read back from the store");
+        assertEquals(List.of(id), silences.silenced(N1_HOT, at(20)));
+        assertEquals(counted + 2, silences.changes());
+    }
+
+    @Test
     void aSilenceMutesMatchingAlertsOnlyWhileActive() throws Exception {
         Silences.Result r = silences.create(matchers("{node=\"n1\"}"), at(10), at(70), "ana", "reboot", at(0));
         assertTrue(r.ok(), r.errors().toString());

@@ -44,6 +44,32 @@ class StoreOutboxTest {
     }
 
     @Test
+    void aRowWaitingOutItsBackoffHoldsBackTheLaterRowsOfItsGroupOnly() {
+        long trigger = store.outbox().enqueue("pagerduty", "g1", "{\"event_action\":\"trigger\"}");
+        OutboxEntry claimed = store.outbox().claim(10, LEASE).get(0);
+        store.outbox().fail(claimed, "503", null);
+        long resolve = store.outbox().enqueue("pagerduty", "g1", "{\"event_action\":\"resolve\"}");
+        long otherReceiver = store.outbox().enqueue("slack", "g1", "{}");
+        long otherGroup = store.outbox().enqueue("pagerduty", "g2", "{}");
+        assertEquals(List.of(otherReceiver, otherGroup), store.outbox().claim(10, LEASE).stream()
+                .map(OutboxEntry::id).toList(), "g1's resolve waits for its trigger");
+
+        clock.advance(Duration.ofSeconds(2));
+        List<OutboxEntry> retry = store.outbox().claim(10, LEASE);
+        assertEquals(List.of(trigger), retry.stream().map(OutboxEntry::id).toList(), "one row of a group at a time");
+        assertTrue(store.outbox().complete(retry.get(0)));
+        assertEquals(List.of(resolve), store.outbox().claim(10, LEASE).stream().map(OutboxEntry::id).toList());
+    }
+
+    @Test
+    void aRowGivenUpHoldsNothingBack() {
+        store.outbox().enqueue("pagerduty", "g1", "{}");
+        store.outbox().giveUp(store.outbox().claim(1, LEASE).get(0), "400 bad request");
+        long next = store.outbox().enqueue("pagerduty", "g1", "{}");
+        assertEquals(List.of(next), store.outbox().claim(10, LEASE).stream().map(OutboxEntry::id).toList());
+    }
+
+    @Test
     void aClaimedRowIsNotHandedOutTwiceAndCompletingItSendsItForGood() {
         long a = store.outbox().enqueue("pagerduty", "fp1", "{\"event_action\":\"trigger\"}");
         long b = store.outbox().enqueue("slack", "g1", "{\"text\":\"x\"}");

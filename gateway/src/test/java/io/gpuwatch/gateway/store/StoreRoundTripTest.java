@@ -116,6 +116,22 @@ class StoreRoundTripTest {
     }
 
     @Test
+    void onlyAnAcknowledgementOfTheCurrentEpisodeIsInForce() {
+        Alert now = firing("fp1", T0.plusSeconds(600).toEpochMilli());
+        Alert other = firing("fp2", T0.toEpochMilli());
+        // given during fp1's earlier episode, which resolved before the alert began again 9 minutes later
+        store.acks().add(new Acknowledgement("fp1", "alice", T0, "first time", "api"));
+        store.acks().add(new Acknowledgement("fp2", "bob", T0.plusSeconds(30), "", "pagerduty"));
+        reopen();
+        assertEquals(List.of(new Acknowledgement("fp2", "bob", T0.plusSeconds(30), "", "pagerduty")),
+                store.acks().inForce(List.of(now, other)));
+
+        Acknowledgement again = new Acknowledgement("fp1", "carol", T0.plusSeconds(700), "second time", "api");
+        store.acks().add(again);
+        assertEquals(List.of(again), store.acks().inForce(List.of(now)));
+    }
+
+    @Test
     void silencesRoundTripAndExpiredOnesAreKept() {
         Silence s = new Silence("s-1", List.of(Matcher.equal("node", "n1"), Matcher.regex("alertname", "Gpu.*|X\"y"),
                 Matcher.of("severity", Matcher.Op.NOT_EQUAL, "notice")), T0, T0.plus(Duration.ofHours(2)), "alice",

@@ -23,8 +23,11 @@ import io.vertx.core.http.WebSocketClientOptions;
 import io.vertx.core.http.WebSocketConnectOptions;
 import io.vertx.core.net.PemTrustOptions;
 
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.NavigableMap;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
@@ -39,14 +42,33 @@ import java.util.random.RandomGenerator;
  * the frames after {@code welcome.ackedSeq} on each new connection, and reconnects with jittered exponential
  * back-off. Its buffer is bounded: when full it drops the oldest reading first and an event only when it holds
  * nothing else, then says so with a {@code probe_degraded} event after the next welcome.
+ * With more than one gateway configured it tries them in turn when a connection fails or drops, and a welcome
+ * that carries a {@code redirect} (a clustered gateway that does not own this node) sends it straight to the
+ * gateway named there, at most {@value #MAX_REDIRECTS} times in a row before it backs off.
  * All state lives on one Vert.x context; methods may be called from any thread and never block.
  */
 public final class Uplink {
     private static final Logger LOG = Logger.getLogger(Uplink.class.getName());
     private static final short NORMAL = 1000;
     private static final short GOING_AWAY = 1001;
+    /** Redirects followed in a row without a welcome that keeps the node: more means the gateways disagree. */
+    static final int MAX_REDIRECTS = 3;
 
     private enum State { NEW, CONNECTING, AWAITING_WELCOME, READY, BACKING_OFF, SUSPENDED, CLOSED }
+
+    /** One gateway's probe endpoint. */
+    private record Target(boolean ssl, String host, int port, String path) {
+        static Target of(URI u) {
+            boolean tls = "wss".equals(u.getScheme());
+            String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? UplinkConfig.PROBE_PATH : u.getRawPath();
+            return new Target(tls, u.getHost(), u.getPort() > 0 ? u.getPort() : tls ? 443 : 80, path);
+        }
+
+        @Override
+        public String toString() {
+            return (ssl ? "wss://" : "ws://") + host + ":" + port + path;
+        }
+    }
 
     /** A numbered frame, in wire form, that the gateway has not acknowledged yet. */
     private record Held(long seq, String text, int bytes) {
@@ -61,6 +83,7 @@ public final class Uplink {
     private final String helloText;
     private final Context context;
     private final WebSocketClient client;
+    private final List<Target> targets = new ArrayList<>();
 
     private final TreeMap<Long, Held> buffer = new TreeMap<>();
     // seqs of the readings in the buffer, oldest first: the drop order when it is full
@@ -78,6 +101,9 @@ public final class Uplink {
     private long unreportedLow = Long.MAX_VALUE;
     private long unreportedHigh;
     private LongConsumer intervalHandler = ms -> { };
+    private int targetIndex;
+    private Target redirect;
+    private int redirectsInRow;
 
     // written on the context only, read from anywhere
     private volatile boolean connected;
@@ -89,6 +115,7 @@ public final class Uplink {
     private volatile long reconnects;
     private volatile int bufferedFrames;
     private volatile long bufferedBytes;
+    private volatile String gateway;
 
     /** An uplink on the wall clock with an unseeded jitter source. */
     public Uplink(Vertx vertx, UplinkConfig config, Hello hello) {
@@ -107,13 +134,18 @@ public final class Uplink {
         this.random = random;
         this.helloText = codec.encode(hello);
         this.context = vertx.getOrCreateContext();
+        targets.add(new Target(config.ssl(), config.host(), config.port(), config.path()));
+        config.others().forEach(u -> targets.add(Target.of(u)));
+        this.gateway = targets.get(0).toString();
         WebSocketClientOptions options = new WebSocketClientOptions()
                 .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, config.welcomeTimeoutMs()));
         if (config.ssl()) {
-            options.setSsl(true).setVerifyHost(true);
-            if (config.trustPemPath() != null) {
-                options.setTrustOptions(new PemTrustOptions().addCertPath(config.trustPemPath()));
-            }
+            options.setSsl(true);
+        }
+        // per connection the target says whether it is TLS; a wss:// one checks the host and trusts the PEM
+        options.setVerifyHost(true);
+        if (config.trustPemPath() != null) {
+            options.setTrustOptions(new PemTrustOptions().addCertPath(config.trustPemPath()));
         }
         this.client = vertx.createWebSocketClient(options);
     }
@@ -191,6 +223,11 @@ public final class Uplink {
         return done.future();
     }
 
+    /** The probe URL of the gateway this uplink is connected or connecting to now. */
+    public String gateway() {
+        return gateway;
+    }
+
     /** The counters as they are now. */
     public UplinkStats stats() {
         return new UplinkStats(connected, lastSeq, framesWritten, ackedSeq, droppedSamples, droppedEvents, reconnects,
@@ -201,8 +238,10 @@ public final class Uplink {
 
     private void connect() {
         state = State.CONNECTING;
-        WebSocketConnectOptions options = new WebSocketConnectOptions().setHost(config.host())
-                .setPort(config.port()).setURI(config.path()).setSsl(config.ssl());
+        Target to = target();
+        gateway = to.toString();
+        WebSocketConnectOptions options = new WebSocketConnectOptions().setHost(to.host())
+                .setPort(to.port()).setURI(to.path()).setSsl(to.ssl());
         if (config.token() != null) {
             options.addHeader("Authorization", "Bearer " + config.token());
         }
@@ -258,8 +297,22 @@ public final class Uplink {
         }
     }
 
+    private Target target() {
+        return redirect != null ? redirect : targets.get(targetIndex);
+    }
+
+    /**
+     * After a failure the next configured gateway is tried, unless the failed one was a redirect's target:
+     * then the gateway that redirected is asked again, and names the node's new owner once the cluster knows.
+     */
     private void retry() {
         cancelTimer();
+        if (redirect != null) {
+            redirect = null;
+        } else {
+            targetIndex = (targetIndex + 1) % targets.size();
+        }
+        redirectsInRow = 0;
         state = State.BACKING_OFF;
         long delay = config.backoff().delayMs(attempt++, random.nextDouble());
         timer = vertx.setTimer(delay, id -> {
@@ -312,15 +365,36 @@ public final class Uplink {
             LOG.fine(() -> node() + ": ignoring a second welcome");
             return;
         }
+        if (w.redirect() != null) {
+            redirected(w.redirect());
+            return;
+        }
         cancelTimer();
         state = State.READY;
         attempt = 0;
+        redirectsInRow = 0;
         connected = true;
         acked(w.ackedSeq());
         writtenUpTo = w.ackedSeq();
         LOG.fine(() -> node() + ": welcomed by " + where() + ", gateway holds up to seq " + w.ackedSeq());
         pump();
         reportDrops();
+    }
+
+    private void redirected(String url) {
+        cancelTimer();
+        String from = where();
+        if (++redirectsInRow > MAX_REDIRECTS) {
+            LOG.warning(() -> node() + ": " + MAX_REDIRECTS + " redirects in a row, the last from " + from + " to "
+                    + url + "; backing off");
+            disconnect(NORMAL, "too many redirects");
+            retry();
+            return;
+        }
+        LOG.info(() -> node() + ": " + from + " redirects to " + url);
+        disconnect(NORMAL, "redirected");
+        redirect = Target.of(URI.create(url));
+        connect();
     }
 
     private void refused(ErrorFrame e) {
@@ -451,7 +525,7 @@ public final class Uplink {
     }
 
     private String where() {
-        return (config.ssl() ? "wss://" : "ws://") + config.host() + ":" + config.port() + config.path();
+        return gateway;
     }
 
     /** The first failure of a streak is worth a warning; the retries that follow are not. */

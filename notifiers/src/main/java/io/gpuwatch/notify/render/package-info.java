@@ -4,5 +4,7 @@
  * {@link io.gpuwatch.notify.render.Digest} (a title and one entry per alert), and
  * {@link io.gpuwatch.notify.render.Limit} / {@link io.gpuwatch.notify.render.Truncation} cut text to a target's
  * size limit, dropping whole entries behind a {@code +N more} line so that no message is ever rejected as too long.
+ * Periodic summaries are a {@link io.gpuwatch.notify.render.Report}, with their trend drawn as a
+ * {@link io.gpuwatch.notify.render.Sparkline} or a {@link io.gpuwatch.notify.render.ChartImage}.
  */
 package io.gpuwatch.notify.render;

@@ -25,6 +25,8 @@ import io.gpuwatch.protocol.SchedTask;
 import io.gpuwatch.protocol.Welcome;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -279,6 +281,7 @@ final class FrameReader {
         String session = null;
         Long ackedSeq = null;
         Long intervalMs = null;
+        String redirect = null;
         for (String name; (name = p.nextFieldName()) != null; ) {
             JsonToken t = p.nextToken();
             switch (name) {
@@ -286,11 +289,30 @@ final class FrameReader {
                 case "session" -> session = id(name, t);
                 case "ackedSeq" -> ackedSeq = integer(name, t, 0);
                 case "intervalMs" -> intervalMs = integer(name, t, 1);
+                case "redirect" -> redirect = probeUrl(name, t);
                 default -> common(name, t);
             }
         }
         return new Welcome(required(v, "v"), required(session, "session"), required(ackedSeq, "ackedSeq"),
-                required(intervalMs, "intervalMs"));
+                required(intervalMs, "intervalMs"), redirect);
+    }
+
+    /** A gateway's probe URL: {@code ws://} or {@code wss://}, a host, and nothing a probe could not dial. */
+    private String probeUrl(String name, JsonToken t) throws IOException, FrameError {
+        String url = string(name, t);
+        if (url == null) {
+            return null;
+        }
+        URI uri;
+        try {
+            uri = new URI(url);
+        } catch (URISyntaxException e) {
+            throw FrameError.field(name, " must be a ws:// or wss:// URL, got '" + clip(url) + "'");
+        }
+        if (!("ws".equals(uri.getScheme()) || "wss".equals(uri.getScheme())) || uri.getHost() == null) {
+            throw FrameError.field(name, " must be a ws:// or wss:// URL with a host, got '" + clip(url) + "'");
+        }
+        return url;
     }
 
     private Ack ack() throws IOException, FrameError {

@@ -83,6 +83,7 @@ final class FrameWriter {
             g.writeStringField("session", w.session());
             g.writeNumberField("ackedSeq", w.ackedSeq());
             g.writeNumberField("intervalMs", w.intervalMs());
+            optional("redirect", w.redirect());
         } else if (f instanceof Ack a) {
             g.writeNumberField("seq", a.seq());
             optional("node", node);

@@ -57,6 +57,7 @@ class FrameCodecRoundTripTest {
                                 "running", 8),
                         new SchedTask("eval-7", null, null, List.of(), null, null))),
                 new Welcome(1, "c0ffee", 41, 1000),
+                new Welcome(1, "c0ffee", 0, 1000, "ws://127.0.0.2:9464/v1/probe"),
                 new Ack(43),
                 new ErrorFrame("bad_frame", 43L, "field 'tempC' must be a number, got \"hot\""),
                 new ErrorFrame("hello_timeout", null, "no hello within 10000 ms"),

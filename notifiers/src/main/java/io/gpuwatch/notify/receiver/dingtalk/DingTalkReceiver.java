@@ -76,10 +76,12 @@ public final class DingTalkReceiver implements Receiver {
                     + DingTalkMessage.MAX_BODY_BYTES + "-byte limit", false));
         }
         Buffer message = body.get();
-        return delivery.deliver(() -> new ChatDelivery.Request(signedUrl(), message), DingTalkReceiver::judge);
+        return delivery.deliver(() -> new ChatDelivery.Request(signedUrl(config, clock), message),
+                DingTalkReceiver::judge);
     }
 
-    private String signedUrl() {
+    /** The webhook URL, signed for this moment when a signing secret is set; reports sign the same way. */
+    static String signedUrl(DingTalkConfig config, InstantSource clock) {
         String url = config.url().reveal();
         if (config.signingSecret() == null) {
             return url;

@@ -76,11 +76,12 @@ public final class FeishuReceiver implements Receiver {
                     + FeishuCard.MAX_BODY_BYTES + "-byte message limit", false));
         }
         JsonObject message = card.get();
-        return delivery.deliver(() -> new ChatDelivery.Request(config.url().reveal(), signed(message).toBuffer()),
-                FeishuReceiver::judge);
+        return delivery.deliver(() -> new ChatDelivery.Request(config.url().reveal(),
+                signed(config, clock, message).toBuffer()), FeishuReceiver::judge);
     }
 
-    private JsonObject signed(JsonObject message) {
+    /** The message with a signature for this moment when a signing secret is set; reports sign the same way. */
+    static JsonObject signed(FeishuConfig config, InstantSource clock, JsonObject message) {
         if (config.signingSecret() == null) {
             return message;
         }

@@ -37,7 +37,7 @@ final class OpsgenieAlert {
         JsonObject body = new JsonObject()
                 .put("message", line(nonEmpty(text(message, n), n.labels().getOrDefault("alertname",
                         n.fingerprint())), MESSAGE_CHARS))
-                .put("alias", n.fingerprint())
+                .put("alias", OpsgenieReceiver.alias(n.fingerprint()))
                 .put("description", fit(text(description, n), DESCRIPTION_CHARS))
                 .put("source", SOURCE)
                 .put("priority", config.priorityFor(n.labels().get("severity")))

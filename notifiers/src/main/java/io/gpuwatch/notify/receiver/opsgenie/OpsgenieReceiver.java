@@ -81,6 +81,14 @@ public final class OpsgenieReceiver implements Receiver {
         return OneByOne.send(name, batch, this::one);
     }
 
+    /**
+     * The {@code alias} this receiver gives the Opsgenie alert of {@code fingerprint}; Opsgenie's outgoing
+     * webhooks carry it back as {@code alert.alias}, which is how an acknowledgement there finds the alert.
+     */
+    public static String alias(String fingerprint) {
+        return fingerprint;
+    }
+
     private Future<Void> one(Notification n) {
         boolean firing = n.status() == Notification.Status.FIRING;
         Buffer body;
@@ -91,7 +99,7 @@ public final class OpsgenieReceiver implements Receiver {
                     "could not build the alert: " + e.getClass().getSimpleName(), false));
         }
         String url = firing ? config.url() + "/v2/alerts"
-                : config.url() + "/v2/alerts/" + URLEncoder.encode(n.fingerprint(), StandardCharsets.UTF_8)
+                : config.url() + "/v2/alerts/" + URLEncoder.encode(alias(n.fingerprint()), StandardCharsets.UTF_8)
                         + "/close?identifierType=alias";
         return retrier.run(name, () -> attempt(url, body, !firing));
     }

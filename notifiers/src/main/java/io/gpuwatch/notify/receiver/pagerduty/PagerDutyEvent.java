@@ -45,7 +45,7 @@ final class PagerDutyEvent {
         JsonObject event = new JsonObject()
                 .put("routing_key", routingKey)
                 .put("event_action", "trigger")
-                .put("dedup_key", n.fingerprint())
+                .put("dedup_key", PagerDutyReceiver.dedupKey(n.fingerprint()))
                 .put("payload", payload)
                 .put("client", CLIENT);
         JsonArray links = new JsonArray();

@@ -84,13 +84,22 @@ public final class PagerDutyReceiver implements Receiver, Acknowledging {
 
     /** Acknowledges the PagerDuty alert of this fingerprint; PagerDuty drops an acknowledge for an unknown key. */
     public Future<Void> acknowledge(String fingerprint) {
-        return deliver(() -> PagerDutyEvent.action(config.routingKey().reveal(), "acknowledge", fingerprint));
+        return deliver(() -> PagerDutyEvent.action(config.routingKey().reveal(), "acknowledge",
+                dedupKey(fingerprint)));
+    }
+
+    /**
+     * The {@code dedup_key} this receiver sends for the alert {@code fingerprint}; PagerDuty reports it back as
+     * the incident's {@code incident_key} in its webhooks, which is how an acknowledgement there finds the alert.
+     */
+    public static String dedupKey(String fingerprint) {
+        return fingerprint;
     }
 
     private Buffer event(Notification n) {
         String key = config.routingKey().reveal();
         if (n.status() == Notification.Status.RESOLVED) {
-            return PagerDutyEvent.action(key, "resolve", n.fingerprint());
+            return PagerDutyEvent.action(key, "resolve", dedupKey(n.fingerprint()));
         }
         return PagerDutyEvent.trigger(key, n, summary, source, config.severityFor(n.labels().get("severity")));
     }

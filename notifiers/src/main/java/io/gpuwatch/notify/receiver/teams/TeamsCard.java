@@ -38,6 +38,11 @@ final class TeamsCard {
                 body.add(new JsonObject().put("type", "TextBlock").put("text", entry).put("wrap", true));
             }
         }
+        return message(body);
+    }
+
+    /** The Workflows message around one full-width Adaptive Card 1.2 with these elements; reports use it too. */
+    static Buffer message(JsonArray body) {
         JsonObject content = new JsonObject()
                 .put("$schema", "http://adaptivecards.io/schemas/adaptive-card.json")
                 .put("type", "AdaptiveCard")

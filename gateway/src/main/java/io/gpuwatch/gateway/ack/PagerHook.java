@@ -1,0 +1,29 @@
+package io.gpuwatch.gateway.ack;
+
+import io.gpuwatch.notify.secret.Secret;
+
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * A paging service may tell the gateway that the receiver {@code receiver}'s alerts were acknowledged there,
+ * proving it with {@code secret}: PagerDuty signs its V3 webhooks with it, Opsgenie sends it in a header.
+ * {@code toString} shows where the secret came from, never the secret.
+ */
+public record PagerHook(String receiver, Service service, Secret secret) {
+    /** The paging services whose acknowledgements the gateway takes. */
+    public enum Service {
+        PAGERDUTY, OPSGENIE;
+
+        /** The last part of this service's webhook path, e.g. {@code pagerduty-webhook}. */
+        public String path() {
+            return name().toLowerCase(Locale.ROOT) + "-webhook";
+        }
+    }
+
+    public PagerHook {
+        Objects.requireNonNull(receiver, "receiver");
+        Objects.requireNonNull(service, "service");
+        Objects.requireNonNull(secret, "secret");
+    }
+}

@@ -1,0 +1,62 @@
+package io.gpuwatch.gateway.http;
+
+import io.gpuwatch.gateway.Gateway;
+import io.gpuwatch.gateway.ledger.Alert;
+import io.gpuwatch.gateway.store.Acknowledgement;
+import io.gpuwatch.notify.Acknowledging;
+import io.gpuwatch.notify.Receiver;
+import io.vertx.core.Future;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The one way an acknowledgement is kept, whether a person gave it over the API or a paging service reported
+ * it: in the store first when the gateway has one, then on the live alert in memory. Telling the pagers is a
+ * separate step, which only an acknowledgement given here takes. Runs on the gateway's event loop.
+ */
+final class AckRecorder {
+    /** What telling one pager came to: {@code error} is null when it took the acknowledgement. */
+    record Told(String receiver, String error) {
+    }
+
+    private final Gateway gateway;
+
+    AckRecorder(Gateway gateway) {
+        this.gateway = gateway;
+    }
+
+    /** Keeps {@code ack}; a failed future when the store could not, with nothing kept in memory either. */
+    Future<Void> record(Acknowledgement ack) {
+        Future<Void> stored = gateway.store().map(store -> store.run(s -> s.acks().add(ack)).<Void>mapEmpty())
+                .orElseGet(Future::succeededFuture);
+        return stored.map(v -> {
+            gateway.acknowledgements().retain(gateway.ledger().live().stream().map(Alert::fingerprint).toList());
+            gateway.acknowledgements().record(ack);
+            return (Void) null;
+        });
+    }
+
+    /**
+     * Tells each receiver {@code alert} is routed to that tracks alerts itself (a pager) that it was
+     * acknowledged; one outcome per pager, in receiver order. A pager that cannot be reached does not fail it.
+     */
+    Future<List<Told>> tellPagers(Alert alert) {
+        Set<String> routedTo = new HashSet<>();
+        gateway.dispatcher().routing().routes(alert.labels()).forEach(r -> routedTo.add(r.receiver()));
+        List<Receiver> pagers = gateway.receivers().stream()
+                .filter(r -> r instanceof Acknowledging && routedTo.contains(r.name())).toList();
+        List<Future<Void>> told = pagers.stream().map(r -> ((Acknowledging) r).acknowledge(alert.fingerprint()))
+                .toList();
+        return Future.join(told).transform(ar -> {
+            List<Told> out = new ArrayList<>();
+            for (int i = 0; i < pagers.size(); i++) {
+                Future<Void> f = told.get(i);
+                out.add(new Told(pagers.get(i).name(), f.failed() ? f.cause().getMessage() : null));
+            }
+            return Future.succeededFuture(out);
+        });
+    }
+}

@@ -1,0 +1,123 @@
+package io.gpuwatch.gateway.cluster;
+
+import io.gpuwatch.gateway.delivery.Delivery;
+import io.gpuwatch.gateway.group.Flush;
+import io.gpuwatch.notify.Notification;
+import io.gpuwatch.notify.Receiver;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.shareddata.AsyncMap;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Two gateways sharing one claim map (a local one stands in for Hazelcast's): each change of an alert is sent
+ * by one of them, and a group only a peer's node is in is never sent here.
+ */
+@ExtendWith(VertxExtension.class)
+class SendClaimsTest {
+    private static final Instant START = Instant.parse("2026-12-03T10:00:00Z");
+
+    private SendClaims claims;
+    private AsyncMap<String, String> alertMap;
+    private final List<List<Notification>> sent = new CopyOnWriteArrayList<>();
+    private final Receiver hook = new Receiver() {
+        @Override
+        public String name() {
+            return "hook";
+        }
+
+        @Override
+        public Future<Void> send(List<Notification> batch) {
+            sent.add(batch);
+            return Future.succeededFuture();
+        }
+    };
+
+    @BeforeEach
+    void maps(Vertx vertx) throws Exception {
+        claims = new SendClaims(await(vertx.sharedData().<String, String>getAsyncMap(SendClaims.MAP)));
+        alertMap = await(vertx.sharedData().getAsyncMap(SharedAlerts.MAP));
+    }
+
+    private static Notification firing(String fp, String node) {
+        return new Notification(fp, Notification.Status.FIRING, Map.of("alertname", "xid-fallen-off-bus", "node", node,
+                "uuid", "GPU-1"), Map.of("summary", "GPU fell off the bus"), START, null, "");
+    }
+
+    private static Notification resolved(String fp, String node) {
+        return new Notification(fp, Notification.Status.RESOLVED, Map.of("alertname", "xid-fallen-off-bus",
+                "node", node, "uuid", "GPU-1"), Map.of(), START, START.plusSeconds(120), "");
+    }
+
+    private static Flush flush(Flush.Reason reason, Notification... alerts) {
+        return new Flush(null, "hook", "{}:{}", Map.of(), List.of(alerts), reason, START);
+    }
+
+    @Test
+    void eachChangeIsClaimedOnceAndAnAlertFiringAgainIsNews() throws Exception {
+        assertTrue(await(claims.claim("hook", firing("f1", "gpu-0"))), "first firing");
+        assertFalse(await(claims.claim("hook", firing("f1", "gpu-0"))), "the same firing, seen by a peer");
+        assertTrue(await(claims.claim("pager", firing("f1", "gpu-0"))), "another receiver has its own claim");
+        assertTrue(await(claims.claim("hook", resolved("f1", "gpu-0"))), "its resolution");
+        assertFalse(await(claims.claim("hook", resolved("f1", "gpu-0"))), "the same resolution again");
+        assertTrue(await(claims.claim("hook", firing("f1", "gpu-0"))), "a new episode");
+        assertFalse(await(claims.claim("hook", resolved("f2", "gpu-0"))), "a resolution of what was never sent");
+    }
+
+    @Test
+    void aGroupAPeerSentAlreadyIsDroppedAndOneWithNewsGoesWhole() throws Exception {
+        Delivery old = new ClaimedDelivery(claims, Delivery.DIRECT, n -> true);
+        Delivery next = new ClaimedDelivery(claims, Delivery.DIRECT, n -> true);
+        await(old.deliver(hook, flush(Flush.Reason.FIRST, firing("f1", "gpu-0"))));
+        await(next.deliver(hook, flush(Flush.Reason.FIRST, firing("f1", "gpu-0"))));
+        assertEquals(1, sent.size(), "the page after a failover is not sent twice");
+
+        await(next.deliver(hook, flush(Flush.Reason.NEW_ALERTS, firing("f1", "gpu-0"), firing("f2", "gpu-0"))));
+        assertEquals(2, sent.size());
+        assertEquals(2, sent.get(1).size(), "the group goes with the alert it had already told of");
+    }
+
+    @Test
+    void aGatewayStaysQuietAboutNodesItDoesNotOwnEvenOnARepeat() throws Exception {
+        Delivery stale = new ClaimedDelivery(claims, Delivery.DIRECT, n -> !"gpu-7".equals(n.labels().get("node")));
+        await(stale.deliver(hook, flush(Flush.Reason.FIRST, firing("f7", "gpu-7"))));
+        await(stale.deliver(hook, flush(Flush.Reason.REPEAT, firing("f7", "gpu-7"))));
+        assertEquals(0, sent.size());
+        assertTrue(await(claims.claim("hook", firing("f7", "gpu-7"))), "the owner can still send it");
+
+        await(stale.deliver(hook, flush(Flush.Reason.REPEAT, firing("f1", "gpu-0"))));
+        assertEquals(1, sent.size(), "a repeat of its own alert goes as it comes");
+    }
+
+    @Test
+    void theSharedAlertsOfANodeComeBackForTheGatewayThatTakesItOver() throws Exception {
+        SharedAlerts alerts = new SharedAlerts(alertMap);
+        await(alerts.record(firing("f1", "gpu-0")));
+        await(alerts.record(firing("f9", "gpu-9")));
+        await(alertMap.put("junk", "{not json"));
+
+        List<SharedAlerts.Entry> of0 = await(alerts.ofNode("gpu-0"));
+        assertEquals(List.of(new SharedAlerts.Entry("f1", "xid-fallen-off-bus", firing("f1", "gpu-0").labels(),
+                Map.of("summary", "GPU fell off the bus"), START.toEpochMilli())), of0);
+
+        await(alerts.record(resolved("f1", "gpu-0")));
+        assertEquals(List.of(), await(alerts.ofNode("gpu-0")), "a resolved alert is no longer shared");
+    }
+
+    private static <T> T await(Future<T> f) throws Exception {
+        return f.toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    }
+}

@@ -1,0 +1,93 @@
+package io.gpuwatch.gateway.ingest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpuwatch.protocol.Event;
+import io.gpuwatch.protocol.Frame;
+import io.gpuwatch.protocol.Hello;
+import io.gpuwatch.protocol.Sample;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import org.junit.jupiter.api.Test;
+
+/** The backlog between reading samples and evaluating them: slices, order, and shedding when full. */
+class SampleQueueTest {
+    private final Queue<Runnable> loop = new ArrayDeque<>();
+    private final List<Long> handed = new ArrayList<>();
+    private final IngestCounters counters = new IngestCounters();
+    private final FrameSink sink = new FrameSink() {
+        @Override
+        public void hello(Hello hello) {
+        }
+
+        @Override
+        public void frame(String node, Frame frame) {
+            handed.add(frame.seq());
+        }
+
+        @Override
+        public void disconnected(String node) {
+        }
+    };
+
+    private static Sample sample(long seq) {
+        return new Sample(seq, 1_764_700_000_000L + seq, List.of());
+    }
+
+    @Test
+    void aBacklogIsHandedOverOneSliceAtATimeInOrder() {
+        SampleQueue q = new SampleQueue(100, 4, loop::add, sink, counters);
+        for (long seq = 1; seq <= 10; seq++) {
+            assertTrue(q.offer("n1", sample(seq)));
+        }
+        assertEquals(1, loop.size(), "one task, however many samples wait");
+        assertTrue(handed.isEmpty(), "nothing is evaluated while the frame is read");
+
+        loop.poll().run();
+        assertEquals(List.of(1L, 2L, 3L, 4L), handed);
+        assertEquals(1, loop.size(), "the rest waits for another turn of the loop");
+
+        // an event read between two slices reaches the sink ahead of the samples still queued
+        sink.frame("n1", new Event(99, 1_764_700_000_000L, "GPU-0", "xid", 79, "fell off the bus", null));
+        while (!loop.isEmpty()) {
+            loop.poll().run();
+        }
+        assertEquals(List.of(1L, 2L, 3L, 4L, 99L, 5L, 6L, 7L, 8L, 9L, 10L), handed);
+        assertEquals(10, counters.samples.get());
+        assertEquals(0, q.size());
+    }
+
+    @Test
+    void aFullQueueShedsNewSamplesAndCountsThem() {
+        SampleQueue q = new SampleQueue(3, 2, loop::add, sink, counters);
+        for (long seq = 1; seq <= 3; seq++) {
+            assertTrue(q.offer("n1", sample(seq)));
+        }
+        assertFalse(q.offer("n1", sample(4)));
+        assertFalse(q.offer("n2", sample(5)));
+        assertEquals(2, counters.shedSamples.get());
+        assertEquals(2, counters.shedBacklog.get());
+        assertEquals(3, counters.samples.get(), "shed samples are not counted as taken");
+
+        loop.poll().run();
+        assertTrue(q.offer("n1", sample(6)), "room again once a slice has gone through");
+        while (!loop.isEmpty()) {
+            loop.poll().run();
+        }
+        assertEquals(List.of(1L, 2L, 3L, 6L), handed);
+    }
+
+    @Test
+    void aSampleSeqIsReadFromTheProbesPrefixOnly() {
+        assertEquals(42, SampleQueue.sampleSeq("{\"type\":\"sample\",\"seq\":42,\"ts\":1,\"cards\":[]}"));
+        assertEquals(-1, SampleQueue.sampleSeq("{\"type\":\"event\",\"seq\":42,\"ts\":1}"), "events are never shed");
+        assertEquals(-1, SampleQueue.sampleSeq("{\"seq\":42,\"type\":\"sample\"}"), "another field order is decoded");
+        assertEquals(-1, SampleQueue.sampleSeq("{\"type\":\"sample\",\"seq\":4x2,"));
+        assertEquals(-1, SampleQueue.sampleSeq("{\"type\":\"sample\",\"seq\":,"));
+        assertEquals(-1, SampleQueue.sampleSeq("{\"type\":\"sample\",\"seq\":12"), "cut short");
+    }
+}

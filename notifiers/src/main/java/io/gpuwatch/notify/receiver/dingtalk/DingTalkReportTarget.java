@@ -1,0 +1,65 @@
+package io.gpuwatch.notify.receiver.dingtalk;
+
+import io.gpuwatch.notify.receiver.chat.ChatDelivery;
+import io.gpuwatch.notify.receiver.chat.ChatReportTarget;
+import io.gpuwatch.notify.render.Report;
+import io.gpuwatch.notify.retry.Pause;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.WebClient;
+
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.random.RandomGenerator;
+
+/**
+ * Posts reports to a DingTalk custom robot as one markdown message (title heading, period, trend, then a
+ * sub-heading and list per section), cut by whole lines to stay within 20,000 bytes, the URL signed on every
+ * attempt as for alert messages. DingTalk markdown shows images only from a URL its servers fetch, and a media
+ * upload needs an app token a robot does not have, so reports carry the trend as a text sparkline here.
+ */
+public final class DingTalkReportTarget extends ChatReportTarget<Buffer> {
+    /** A target with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
+    public DingTalkReportTarget(String name, DingTalkConfig config, WebClient client, RandomGenerator random,
+                                Pause pause, InstantSource clock) {
+        super(name, new ChatDelivery(name, config.url().reveal(),
+                config.signingSecret() == null ? List.of() : List.of(config.signingSecret().reveal()),
+                config.settings(), client, random, pause, clock), false,
+                "DingTalk's " + DingTalkMessage.MAX_BODY_BYTES + "-byte limit", DingTalkReportTarget::build,
+                message -> new ChatDelivery.Request(DingTalkReceiver.signedUrl(config, clock), message),
+                DingTalkReceiver::judge);
+    }
+
+    /** A target pausing on Vert.x timers, with random jitter and the system clock. */
+    public static DingTalkReportTarget create(Vertx vertx, WebClient client, String name, DingTalkConfig config) {
+        return new DingTalkReportTarget(name, config, client, new Random(), Pause.timers(vertx),
+                InstantSource.system());
+    }
+
+    /** The message as sent, within {@link DingTalkMessage#MAX_BODY_BYTES}. */
+    static Optional<Buffer> build(Report report) {
+        return report.withoutChart().fit(DingTalkReportTarget::message,
+                b -> b.length() <= DingTalkMessage.MAX_BODY_BYTES);
+    }
+
+    private static Buffer message(Report r) {
+        String title = DingTalkMessage.TITLE.line(r.title());
+        StringBuilder text = new StringBuilder("### ").append(title).append("\n\n").append(r.period());
+        if (!r.trend().isEmpty()) {
+            text.append("\n\n").append(r.trend());
+        }
+        for (Report.Section s : r.sections()) {
+            text.append("\n\n#### ").append(s.heading()).append('\n');
+            for (String line : s.shown()) {
+                text.append("\n- ").append(line);
+            }
+        }
+        return new JsonObject()
+                .put("msgtype", "markdown")
+                .put("markdown", new JsonObject().put("title", title).put("text", text.toString()))
+                .toBuffer();
+    }
+}

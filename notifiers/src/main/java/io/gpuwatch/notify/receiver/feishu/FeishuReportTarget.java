@@ -1,0 +1,75 @@
+package io.gpuwatch.notify.receiver.feishu;
+
+import io.gpuwatch.notify.receiver.chat.ChatDelivery;
+import io.gpuwatch.notify.receiver.chat.ChatReportTarget;
+import io.gpuwatch.notify.render.Report;
+import io.gpuwatch.notify.retry.Pause;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.WebClient;
+
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.random.RandomGenerator;
+
+/**
+ * Posts reports to a Feishu/Lark custom bot as an interactive card with a blue header: the period and the trend
+ * as text, then one lark_md block per section, cut by whole lines to stay under Feishu's 20 KB, signed on every
+ * attempt as alert cards are. A card image must first be uploaded through the app API (an {@code image_key}),
+ * which a bot webhook cannot do, so reports carry the trend as a text sparkline here.
+ */
+public final class FeishuReportTarget extends ChatReportTarget<JsonObject> {
+    /** A target with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
+    public FeishuReportTarget(String name, FeishuConfig config, WebClient client, RandomGenerator random, Pause pause,
+                              InstantSource clock) {
+        super(name, new ChatDelivery(name, config.url().reveal(),
+                config.signingSecret() == null ? List.of() : List.of(config.signingSecret().reveal()),
+                config.settings(), client, random, pause, clock), false,
+                "Feishu's " + FeishuCard.MAX_BODY_BYTES + "-byte message limit", FeishuReportTarget::build,
+                card -> new ChatDelivery.Request(config.url().reveal(),
+                        FeishuReceiver.signed(config, clock, card).toBuffer()), FeishuReceiver::judge);
+    }
+
+    /** A target pausing on Vert.x timers, with random jitter and the system clock. */
+    public static FeishuReportTarget create(Vertx vertx, WebClient client, String name, FeishuConfig config) {
+        return new FeishuReportTarget(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
+    }
+
+    /** The card as sent before signing, within the body limit less room for the signature fields. */
+    static Optional<JsonObject> build(Report report) {
+        Report text = report.withoutChart();
+        return text.fit(FeishuReportTarget::card,
+                c -> c.toBuffer().length() <= FeishuCard.MAX_BODY_BYTES - FeishuCard.SIGNATURE_BYTES);
+    }
+
+    private static JsonObject card(Report r) {
+        StringBuilder head = new StringBuilder(r.period());
+        if (!r.trend().isEmpty()) {
+            head.append('\n').append(r.trend());
+        }
+        JsonArray elements = new JsonArray().add(div(head.toString()));
+        for (Report.Section s : r.sections()) {
+            StringBuilder text = new StringBuilder("**").append(s.heading()).append("**");
+            for (String line : s.shown()) {
+                text.append('\n').append(line);
+            }
+            elements.add(div(text.toString()));
+        }
+        return new JsonObject()
+                .put("msg_type", "interactive")
+                .put("card", new JsonObject()
+                        .put("header", new JsonObject()
+                                .put("title", new JsonObject().put("tag", "plain_text")
+                                        .put("content", FeishuCard.TITLE.line(r.title())))
+                                .put("template", "blue"))
+                        .put("elements", elements));
+    }
+
+    private static JsonObject div(String content) {
+        return new JsonObject().put("tag", "div")
+                .put("text", new JsonObject().put("tag", "lark_md").put("content", content));
+    }
+}

@@ -1,0 +1,63 @@
+package io.gpuwatch.notify.receiver.wecom;
+
+import io.gpuwatch.notify.receiver.chat.ChatDelivery;
+import io.gpuwatch.notify.receiver.chat.ChatReportTarget;
+import io.gpuwatch.notify.render.Report;
+import io.gpuwatch.notify.retry.Pause;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.WebClient;
+
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.random.RandomGenerator;
+
+/**
+ * Posts reports to a WeCom group robot as one markdown message (bold title, period, trend, then each section),
+ * cut by whole lines to stay within WeCom's 4,096 content bytes. A robot's image message takes the picture
+ * inline as Base64 with at most 2 MB but no text, and markdown shows no images, so reports carry the trend as
+ * a text sparkline here.
+ */
+public final class WeComReportTarget extends ChatReportTarget<Buffer> {
+    /** A target with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
+    public WeComReportTarget(String name, WeComConfig config, WebClient client, RandomGenerator random, Pause pause,
+                             InstantSource clock) {
+        super(name, new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), client, random, pause,
+                clock), false, "WeCom's " + WeComMessage.CONTENT.max() + "-byte content limit",
+                r -> build(r).map(WeComReportTarget::markdown),
+                body -> new ChatDelivery.Request(config.url().reveal(), body), WeComReceiver::judge);
+    }
+
+    /** A target pausing on Vert.x timers, with random jitter and the system clock. */
+    public static WeComReportTarget create(Vertx vertx, WebClient client, String name, WeComConfig config) {
+        return new WeComReportTarget(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
+    }
+
+    /** The markdown content as sent, within {@link WeComMessage#CONTENT}. */
+    static Optional<String> build(Report report) {
+        return report.withoutChart().fit(WeComReportTarget::content, WeComMessage.CONTENT::fits);
+    }
+
+    private static Buffer markdown(String content) {
+        return new JsonObject().put("msgtype", "markdown")
+                .put("markdown", new JsonObject().put("content", content)).toBuffer();
+    }
+
+    private static String content(Report r) {
+        StringBuilder text = new StringBuilder("**").append(WeComMessage.TITLE.line(r.title())).append("**\n")
+                .append(r.period());
+        if (!r.trend().isEmpty()) {
+            text.append('\n').append(r.trend());
+        }
+        for (Report.Section s : r.sections()) {
+            text.append("\n**").append(s.heading()).append("**");
+            for (String line : s.shown()) {
+                text.append("\n> ").append(line);
+            }
+        }
+        return text.toString();
+    }
+}
