@@ -16,26 +16,20 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
+import static io.gpuwatch.cli.GatewayProcess.freePort;
+import static io.gpuwatch.cli.GatewayProcess.waitFor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -61,13 +55,13 @@ class ClusterFailoverTest {
     @TempDir
     Path dir;
 
-    private final List<Process> gateways = new CopyOnWriteArrayList<>();
+    private final List<GatewayProcess> gateways = new CopyOnWriteArrayList<>();
     private final List<JsonObject> arrivals = new CopyOnWriteArrayList<>();
     private final HttpClient http = HttpClient.newHttpClient();
 
     @AfterEach
     void killGateways() {
-        gateways.forEach(p -> p.toHandle().destroyForcibly());
+        gateways.forEach(GatewayProcess::destroy);
     }
 
     @Test
@@ -76,25 +70,23 @@ class ClusterFailoverTest {
             arrivals.add(b.toJsonObject());
             req.response().setStatusCode(200).end();
         })).listen(0, "127.0.0.1")).actualPort();
-        Path tokens = tokenFile();
+        Path tokens = GatewayProcess.tokenFile(dir, TOKEN);
         int[] ports = {freePort(), freePort(), freePort()};
         int[] clusterPorts = {freePort(), freePort(), freePort()};
         String members = "127.0.0.1:" + clusterPorts[0] + ",127.0.0.1:" + clusterPorts[1] + ",127.0.0.1:"
                 + clusterPorts[2];
         // the first forms the cluster, then the other two join it: joining a formed cluster is quicker and surer
         // than three members forming one at once
-        List<Path> logs = new ArrayList<>();
-        logs.add(startGateway(0, ports[0], clusterPorts[0], members, tokens, hookPort));
-        List<Process> joining = new ArrayList<>();
+        launch(0, ports[0], clusterPorts[0], members, tokens, hookPort).awaitReady(60_000);
         for (int i = 1; i < 3; i++) {
-            logs.add(launch(i, ports[i], clusterPorts[i], members, tokens, hookPort));
-            joining.add(gateways.get(i));
+            launch(i, ports[i], clusterPorts[i], members, tokens, hookPort);
         }
         for (int i = 1; i < 3; i++) {
-            awaitReady(i, ports[i], joining.get(i - 1), logs.get(i));
+            gateways.get(i).awaitReady(60_000);
         }
-        for (Path log : logs) {
-            waitFor(() -> read(log).contains("cluster members now 3"), 30_000, "all three members in " + log);
+        for (int i = 0; i < 3; i++) {
+            GatewayProcess g = gateways.get(i);
+            waitFor(() -> g.log().contains("cluster members now 3"), 30_000, "all three members in gateway " + i);
         }
 
         SimFleet fleet = fleet();
@@ -114,8 +106,7 @@ class ClusterFailoverTest {
         String owner = probe.gateway();
         int killed = indexOf(ports, owner);
 
-        gateways.get(killed).toHandle().destroyForcibly();
-        assertTrue(gateways.get(killed).waitFor(10, TimeUnit.SECONDS), "the killed gateway is gone");
+        gateways.get(killed).kill();
         long killedAt = System.currentTimeMillis();
         // the incident goes on while its gateway is dead, and a second one starts: both wait in the probe's buffer
         probe.send(xid(uuid, 79));
@@ -167,30 +158,16 @@ class ClusterFailoverTest {
                 .orElseThrow(() -> new AssertionError("no live " + rule + " at " + port + ": " + r.body()));
     }
 
-    private Path startGateway(int i, int port, int clusterPort, String members, Path tokens, int hookPort)
+    private GatewayProcess launch(int i, int port, int clusterPort, String members, Path tokens, int hookPort)
             throws Exception {
-        Path log = launch(i, port, clusterPort, members, tokens, hookPort);
-        awaitReady(i, port, gateways.get(gateways.size() - 1), log);
-        return log;
-    }
-
-    private void awaitReady(int i, int port, Process p, Path log) throws Exception {
-        waitFor(() -> ready(port) || !p.isAlive(), 60_000, "gateway " + i + " to be ready");
-        assertTrue(p.isAlive(), "gateway " + i + " exited: " + read(log));
-    }
-
-    private Path launch(int i, int port, int clusterPort, String members, Path tokens, int hookPort)
-            throws Exception {
-        Path log = dir.resolve("gateway-" + i + ".log");
         // C1 only and the serial collector: three JVMs starting on two cores spend their time starting, not compiling
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), Main.class.getName(), "gateway",
-                "--listen", "127.0.0.1:" + port, "--rules", "../examples/rules", "--reload-interval", "0",
+        GatewayProcess g = GatewayProcess.launch("gateway " + i, port, dir.resolve("gateway-" + i + ".log"),
+                List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
+                "--rules", "../examples/rules", "--reload-interval", "0",
                 "--tokens", tokens.toString(), "--webhook", "http://127.0.0.1:" + hookPort + "/hook", "--no-console",
-                "--cluster", "--cluster-port", String.valueOf(clusterPort), "--cluster-members", members)
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        gateways.add(p);
-        return log;
+                "--cluster", "--cluster-port", String.valueOf(clusterPort), "--cluster-members", members);
+        gateways.add(g);
+        return g;
     }
 
     private static String url(int port) {
@@ -210,53 +187,12 @@ class ClusterFailoverTest {
         return new Event(0, System.currentTimeMillis(), uuid, "xid", code, "Xid " + code, null);
     }
 
-    private boolean ready(int port) {
-        try {
-            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/-/ready"))
-                    .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString()).statusCode() == 200;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    private static String read(Path log) {
-        try {
-            return Files.readString(log);
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
     private static SimFleet fleet() {
         ScenarioLoad load = ScenarioLoader.parse("cluster.yaml", SCENARIO);
         return new SimFleet(assertInstanceOf(ScenarioLoad.Loaded.class, load).scenario(), System.currentTimeMillis());
     }
 
-    private Path tokenFile() throws Exception {
-        byte[] hash = MessageDigest.getInstance("SHA-256").digest(TOKEN.getBytes(StandardCharsets.UTF_8));
-        Path file = dir.resolve("tokens");
-        Files.writeString(file, "sha256:" + HexFormat.of().formatHex(hash) + " gpu-*\n");
-        return file;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
-
     private static <T> T await(Future<T> f) throws Exception {
         return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    }
-
-    private static void waitFor(BooleanSupplier condition, long timeoutMs, String what) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + timeoutMs;
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.currentTimeMillis() < deadline, "timed out waiting for " + what);
-            Thread.sleep(50);
-        }
     }
 }
