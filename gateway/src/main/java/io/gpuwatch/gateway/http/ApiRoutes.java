@@ -441,7 +441,9 @@ public final class ApiRoutes {
         counter(b, "gpuwatch_ingest_events_total", "event frames taken", c.events.get());
         counter(b, "gpuwatch_ingest_duplicates_total", "frames ignored as already taken", c.duplicates.get());
         counter(b, "gpuwatch_ingest_bad_frames_total", "malformed frames answered with an error", c.badFrames.get());
-        counter(b, "gpuwatch_ingest_shed_samples_total", "samples shed by the per-connection rate limit", c.shedSamples.get());
+        counter(b, "gpuwatch_ingest_shed_samples_total", "samples shed: over a connection's rate, or with the gateway's backlog full", c.shedSamples.get());
+        counter(b, "gpuwatch_ingest_shed_backlog_total", "of the shed samples, those shed with the gateway's backlog full", c.shedBacklog.get());
+        gauge(b, "gpuwatch_ingest_queued_samples", "samples taken and waiting for evaluation", gateway.probes().queuedSamples());
         counter(b, "gpuwatch_rule_evaluations_total", "scope evaluations run", gateway.evaluator().evaluations());
         counter(b, "gpuwatch_notifications_sent_total", "notifications delivered to a receiver", gateway.dispatcher().sent());
         counter(b, "gpuwatch_notifications_failed_total", "notifications a receiver failed to deliver", gateway.dispatcher().failed());

@@ -253,6 +253,8 @@ class ProbeEndpointTest {
         String metrics = web.get(gateway.port(), "127.0.0.1", "/metrics").send()
                 .toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS).bodyAsString();
         assertTrue(metrics.contains("gpuwatch_ingest_frames_total 0"), metrics);
+        assertTrue(metrics.contains("gpuwatch_ingest_shed_backlog_total 0"), metrics);
+        assertTrue(metrics.contains("# TYPE gpuwatch_ingest_queued_samples gauge\ngpuwatch_ingest_queued_samples 0"), metrics);
     }
 
     private static void close(WebSocket ws) throws Exception {
