@@ -86,7 +86,6 @@ public final class TaskState implements ScopeView {
     /** Application readings of the task at {@code ts}, and what is derived from them at that instant. */
     void app(long ts, MetricValues values, String business) {
         heard(ts, null, business);
-        now = ts;
         app.append(ts, values, this, derived);
     }
 
