@@ -15,6 +15,7 @@ import io.gpuwatch.rules.eval.RuleEngine;
 import io.gpuwatch.rules.eval.Transition;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +40,8 @@ public final class Evaluator {
     private RuleSet rules;
     private final Map<CardState, CardSlot> cards = new IdentityHashMap<>();
     private long evaluations;
-    private int disabledLogged;
+    /** Rule name to when it was disabled (engine nanos), as last logged: a rule can leave and come back. */
+    private Map<String, Long> disabledLogged = Map.of();
 
     /** A card's engine key, built once, and when its rules last ran. */
     private static final class CardSlot {
@@ -75,7 +77,7 @@ public final class Evaluator {
         rules = next;
         fleet.useSeries(next.series());
         fleet.useBaselines(next.baselined());
-        disabledLogged = 0;
+        disabledLogged = Map.of();
     }
 
     /**
@@ -193,10 +195,18 @@ public final class Evaluator {
     }
 
     private void logDisabled() {
-        List<DisabledRule> disabled = engine.disabled();
-        for (int i = disabledLogged; i < disabled.size(); i++) {
-            LOG.severe(disabled.get(i).diagnostic().toString());
+        Map<String, Long> now = new HashMap<>();
+        for (DisabledRule d : engine.disabled()) {
+            now.put(d.rule(), d.disabledAtNanos());
+            if (!Long.valueOf(d.disabledAtNanos()).equals(disabledLogged.get(d.rule()))) {
+                LOG.severe(d.diagnostic().toString());
+            }
         }
-        disabledLogged = disabled.size();
+        for (String rule : disabledLogged.keySet()) {
+            if (!now.containsKey(rule) && rules.rules().stream().anyMatch(r -> r.name().equals(rule))) {
+                LOG.warning("rule `" + rule + "` runs again after its back-off");
+            }
+        }
+        disabledLogged = now;
     }
 }

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,9 +27,10 @@ import java.util.function.LongSupplier;
  * inactive → pending when {@code when} holds (firing at once when {@code for} is 0), pending → firing once it
  * has held for {@code for}, pending → inactive when it stops holding, firing → resolved once it has been false
  * for {@code keep_firing_for}, resolved → pending or firing on a new episode. Only changes are reported.
- * Each evaluation of a rule is timed against an {@link EvalBudget}; a rule that overruns it is disabled (see
- * {@link #disabled()}) while the others keep running. Single-threaded: call every method from one thread (the
- * gateway's event loop).
+ * Each evaluation of a rule is timed against an {@link EvalBudget}; a rule that overruns it is disabled for a
+ * back-off (see {@link #disabled()}) while the others keep running, then runs again with the state it had. The
+ * budget's grace, strike window and back-off are all measured on the engine's nano clock. Single-threaded: call
+ * every method from one thread (the gateway's event loop).
  */
 public final class RuleEngine {
     private RuleSet set;
@@ -39,6 +41,11 @@ public final class RuleEngine {
     private final Map<String, Diagnostic> errors = new LinkedHashMap<>();
     private final Map<String, DisabledRule> disabled = new LinkedHashMap<>();
     private final Map<String, Deque<Long>> overruns = new HashMap<>();
+    private final Map<String, Penalty> penalties = new HashMap<>();
+    /** Until when (nano clock) overruns never strike: the JIT compiles the rules just loaded. */
+    private long graceUntil;
+    private long overrunCount;
+    private long disablements;
 
     private static final int[] NO_STREAKS = new int[0];
 
@@ -96,6 +103,12 @@ public final class RuleEngine {
         }
     }
 
+    /** How often in a row a rule has been disabled, and when it last came back. */
+    private static final class Penalty {
+        int inARow;
+        long cameBack;
+    }
+
     /** An engine with the {@link EvalBudget#DEFAULT} budget, timed by {@link System#nanoTime()}. */
     public RuleEngine(RuleSet set) {
         this(set, EvalBudget.DEFAULT, System::nanoTime);
@@ -107,12 +120,13 @@ public final class RuleEngine {
         this.budget = budget;
         this.budgetNanos = budget.perEvaluation().toNanos();
         this.nanoClock = nanoClock;
+        this.graceUntil = nanoClock.getAsLong() + budget.grace().toNanos();
     }
 
     /**
      * Evaluates every rule of {@code kind} for one instance at {@code view.now()} and hands each state change to
      * {@code sink}. A rule that throws counts as false; its error is kept for {@link #runtimeErrors()}. Disabled
-     * rules are skipped, so their state stays as it was.
+     * rules are skipped, so their state stays as it was; one whose back-off is over runs again.
      */
     public void evaluate(ScopeKind kind, String instanceKey, ScopeView view, Consumer<Transition> sink) {
         List<Rule> rules = set.rules(kind);
@@ -121,6 +135,9 @@ public final class RuleEngine {
         }
         Map<String, Slot> slots = instances.computeIfAbsent(instanceKey, k -> new HashMap<>());
         long now = view.now();
+        if (!disabled.isEmpty()) {
+            bringBack(nanoClock.getAsLong());
+        }
         for (Rule rule : rules) {
             if (!disabled.isEmpty() && disabled.containsKey(rule.name())) {
                 continue;
@@ -192,8 +209,15 @@ public final class RuleEngine {
         return slot.streaks;
     }
 
-    /** Counts an overrun; the one that completes {@code strikes} within the window disables the rule. */
+    /**
+     * Counts an overrun; past the grace, the one that completes {@code strikes} within the window disables the rule
+     * for its back-off.
+     */
     private void overran(Rule rule, String instanceKey, long at, long took) {
+        overrunCount++;
+        if (at - graceUntil < 0) {
+            return;
+        }
         Deque<Long> times = overruns.computeIfAbsent(rule.name(), k -> new ArrayDeque<>());
         times.addLast(at);
         long windowNanos = budget.within().toNanos();
@@ -203,17 +227,56 @@ public final class RuleEngine {
         if (times.size() < budget.strikes()) {
             return;
         }
+        long end = at + took;
+        Penalty p = penalties.computeIfAbsent(rule.name(), k -> new Penalty());
+        // a long clean run since it came back means this is a new problem, not the old one again
+        if (p.inARow > 0 && end - p.cameBack >= budget.maxBackoff().toNanos()) {
+            p.inARow = 0;
+        }
+        p.inARow++;
+        long backoff = budget.backoffNanos(p.inARow);
         String repeated = budget.strikes() == 1 ? ""
                 : " (" + budget.strikes() + " overruns within " + duration(windowNanos) + ")";
-        Diagnostic d = rule.runtimeError("rule `" + rule.name() + "` disabled: evaluating it on " + instanceKey
-                + " took " + duration(took) + ", over the budget of " + duration(budgetNanos) + " per evaluation"
-                + repeated + "; its alerts keep their state until the rules are reloaded");
-        disabled.put(rule.name(), new DisabledRule(rule.name(), instanceKey, took, budgetNanos, d));
+        String again = p.inARow == 1 ? "" : ", the " + ordinal(p.inARow) + " time in a row";
+        Diagnostic d = rule.runtimeError("rule `" + rule.name() + "` disabled for " + duration(backoff) + again
+                + ": evaluating it on " + instanceKey + " took " + duration(took) + ", over the budget of "
+                + duration(budgetNanos) + " per evaluation" + repeated
+                + "; its alerts keep their state until it runs again");
+        disabled.put(rule.name(), new DisabledRule(rule.name(), instanceKey, took, budgetNanos, end, end + backoff,
+                p.inARow, d));
         overruns.remove(rule.name());
+        disablements++;
     }
 
-    /** {@code 12.5 ms}, {@code 10 ms}, {@code 60 s}: at most three decimals, no trailing zeros. */
+    /** Lets every disabled rule whose back-off is over at {@code nowNanos} run again. */
+    private void bringBack(long nowNanos) {
+        Iterator<DisabledRule> it = disabled.values().iterator();
+        while (it.hasNext()) {
+            DisabledRule d = it.next();
+            if (nowNanos - d.retryAtNanos() >= 0) {
+                it.remove();
+                penalties.get(d.rule()).cameBack = d.retryAtNanos();
+            }
+        }
+    }
+
+    private static String ordinal(int n) {
+        int tens = n % 100;
+        String suffix = tens >= 11 && tens <= 13 ? "th" : switch (n % 10) {
+            case 1 -> "st";
+            case 2 -> "nd";
+            case 3 -> "rd";
+            default -> "th";
+        };
+        return n + suffix;
+    }
+
+    /** {@code 12.5 ms}, {@code 10 ms}, {@code 1.5 s}, {@code 5 min}: at most three decimals, no trailing zeros. */
     private static String duration(long nanos) {
+        long minute = 60_000_000_000L;
+        if (nanos >= minute && nanos % minute == 0) {
+            return nanos / minute + " min";
+        }
         boolean seconds = nanos >= 1_000_000_000L;
         BigDecimal v = BigDecimal.valueOf(nanos).movePointLeft(seconds ? 9 : 6).setScale(3, RoundingMode.HALF_UP);
         return v.stripTrailingZeros().toPlainString() + (seconds ? " s" : " ms");
@@ -244,7 +307,8 @@ public final class RuleEngine {
     /**
      * Swaps in a new rule set at {@code now}. Rules that keep their name (and scope) keep their state per
      * instance; every firing alert of a rule that is gone gets a RESOLVED transition on {@code sink}, and the rest
-     * of its state is dropped. Runtime errors and disabled rules are cleared: a reload gives every rule a new start.
+     * of its state is dropped. Runtime errors, disabled rules and back-offs are cleared and the budget's grace
+     * starts over: a reload gives every rule a new start, and its new code warms up again.
      */
     public void replace(RuleSet next, long now, Consumer<Transition> sink) {
         Map<String, Rule> kept = new HashMap<>();
@@ -271,6 +335,8 @@ public final class RuleEngine {
         errors.clear();
         disabled.clear();
         overruns.clear();
+        penalties.clear();
+        graceUntil = nanoClock.getAsLong() + budget.grace().toNanos();
         this.set = next;
     }
 
@@ -303,9 +369,22 @@ public final class RuleEngine {
         return new ArrayList<>(errors.values());
     }
 
-    /** The rules disabled for overrunning the budget since the last reload, in the order it happened. */
+    /** The rules disabled now for overrunning the budget, in the order it happened. */
     public List<DisabledRule> disabled() {
+        if (!disabled.isEmpty()) {
+            bringBack(nanoClock.getAsLong());
+        }
         return new ArrayList<>(disabled.values());
+    }
+
+    /** How many evaluations took longer than the budget since the engine started, those in the grace included. */
+    public long overruns() {
+        return overrunCount;
+    }
+
+    /** How many times a rule was disabled since the engine started; a rule disabled twice counts twice. */
+    public long disablements() {
+        return disablements;
     }
 
     /** How many instances of a rule are in each state now (instances the rule never held for are not counted). */

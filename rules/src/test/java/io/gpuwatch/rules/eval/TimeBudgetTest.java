@@ -16,8 +16,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The per-evaluation time budget, measured on an injected nano clock: reading the `task` label advances the
- * clock by however long the test says the slow rule takes, so no rule has to be slow for real.
+ * The per-evaluation time budget, its start-up grace and its back-off, all on an injected nano clock: reading the
+ * `task` label advances the clock by however long the test says the slow rule takes, so no rule has to be slow for
+ * real and minutes of back-off pass at once.
  */
 class TimeBudgetTest {
     private static final String KEY = "card/n1/GPU-1";
@@ -64,9 +65,14 @@ class TimeBudgetTest {
         assertEquals(KEY, d.instanceKey());
         assertEquals(12_500_000L, d.tookNanos());
         assertEquals(10_000_000L, d.budgetNanos());
-        assertEquals("b.yml:6:11: error: rule `slow` disabled: evaluating it on card/n1/GPU-1 took 12.5 ms, over "
-                + "the budget of 10 ms per evaluation; its alerts keep their state until the rules are reloaded",
+        assertEquals(nanos.get(), d.disabledAtNanos(), "disabled when the slow evaluation returned");
+        assertEquals(Duration.ofMinutes(5), d.backoff());
+        assertEquals(1, d.inARow());
+        assertEquals("b.yml:6:11: error: rule `slow` disabled for 5 min: evaluating it on card/n1/GPU-1 took 12.5 ms, "
+                + "over the budget of 10 ms per evaluation; its alerts keep their state until it runs again",
                 d.diagnostic().toString());
+        assertEquals(1, engine.disablements());
+        assertEquals(1, engine.overruns());
 
         card.allocated(false);
         long before = nanos.get();
@@ -93,9 +99,111 @@ class TimeBudgetTest {
         evaluate(engine, 4000);
         evaluate(engine, 5000);
         assertEquals(1, engine.disabled().size());
-        assertEquals("b.yml:6:11: error: rule `slow` disabled: evaluating it on card/n1/GPU-1 took 50 ms, over the "
-                + "budget of 10 ms per evaluation (3 overruns within 60 s); its alerts keep their state until the "
-                + "rules are reloaded", engine.disabled().get(0).diagnostic().toString());
+        assertEquals("b.yml:6:11: error: rule `slow` disabled for 5 min: evaluating it on card/n1/GPU-1 took 50 ms, "
+                + "over the budget of 10 ms per evaluation (3 overruns within 1 min); its alerts keep their state "
+                + "until it runs again", engine.disabled().get(0).diagnostic().toString());
+    }
+
+    @Test
+    void overrunsDuringTheStartupGraceAreCountedButNeverStrike() {
+        RuleEngine engine = new RuleEngine(set, EvalBudget.DEFAULT, nanos::get);
+        slowBy.set(135_000_000L);
+        for (int i = 0; i < 20; i++) {
+            evaluate(engine, i * 1000L);
+        }
+        assertTrue(engine.disabled().isEmpty(), "a JIT warming up on a loaded host disables nothing");
+        assertEquals(20, engine.overruns(), "the warm-up overruns are still counted");
+
+        slowBy.set(0);
+        nanos.set(1_000_000_000L + Duration.ofMinutes(2).toNanos());
+        slowBy.set(135_000_000L);
+        for (int i = 0; i < 4; i++) {
+            evaluate(engine, 200_000 + i * 1000L);
+        }
+        assertTrue(engine.disabled().isEmpty(), "four strikes after the grace are not five");
+        evaluate(engine, 205_000);
+        assertEquals(List.of("slow"), engine.disabled().stream().map(DisabledRule::rule).toList(),
+                "past the grace, five overruns within a minute disable the rule");
+        assertEquals(25, engine.overruns());
+        assertEquals(1, engine.disablements());
+    }
+
+    @Test
+    void aReloadStartsTheGraceOver() {
+        RuleEngine engine = new RuleEngine(set, EvalBudget.of(Duration.ofMillis(10)).withGrace(Duration.ofMinutes(2)),
+                nanos::get);
+        nanos.addAndGet(Duration.ofMinutes(3).toNanos());
+        engine.replace(load(RULES), 0, out::add);
+        slowBy.set(20_000_000L);
+        evaluate(engine, 1000);
+        assertTrue(engine.disabled().isEmpty(), "the reloaded rules are compiled anew and warm up again");
+        nanos.addAndGet(Duration.ofMinutes(2).toNanos());
+        evaluate(engine, 2000);
+        assertEquals(1, engine.disabled().size());
+    }
+
+    @Test
+    void aDisabledRuleRunsAgainAfterItsBackoffWithTheStateItHad() {
+        RuleEngine engine = new RuleEngine(set, EvalBudget.of(Duration.ofMillis(10)), nanos::get);
+        slowBy.set(20_000_000L);
+        evaluate(engine, 0);
+        DisabledRule d = engine.disabled().get(0);
+        slowBy.set(0);
+        card.allocated(false);
+        evaluate(engine, 1000);
+        assertEquals(AlertState.FIRING, engine.state("slow", KEY), "frozen while disabled");
+
+        nanos.set(d.retryAtNanos() - 1);
+        evaluate(engine, 2000);
+        assertEquals(List.of("slow"), engine.disabled().stream().map(DisabledRule::rule).toList());
+        assertEquals(AlertState.FIRING, engine.state("slow", KEY));
+
+        nanos.set(d.retryAtNanos());
+        assertTrue(engine.disabled().isEmpty(), "the back-off is over, so nothing is disabled now");
+        evaluate(engine, 3000);
+        assertEquals(AlertState.RESOLVED, engine.state("slow", KEY));
+        assertEquals(List.of("slow INACTIVE->FIRING at 0", "fast INACTIVE->FIRING at 0",
+                "fast FIRING->RESOLVED at 1000", "slow FIRING->RESOLVED at 3000"), transitions(),
+                "the rule evaluates again and resolves what it had firing");
+    }
+
+    @Test
+    void theBackoffDoublesUpToItsCapAndStartsOverAfterALongCleanRun() {
+        RuleEngine engine = new RuleEngine(set, EvalBudget.of(Duration.ofMillis(10)), nanos::get);
+        slowBy.set(20_000_000L);
+        List<Duration> backoffs = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            evaluate(engine, i * 1000L);
+            DisabledRule d = engine.disabled().get(0);
+            assertEquals(i + 1, d.inARow());
+            backoffs.add(d.backoff());
+            nanos.set(d.retryAtNanos());
+        }
+        assertEquals(List.of(5L, 10L, 20L, 40L, 60L, 60L, 60L), backoffs.stream().map(Duration::toMinutes).toList());
+        assertEquals(7, engine.disablements());
+
+        // back again: 59 clean minutes are not long enough to forgive
+        slowBy.set(0);
+        evaluate(engine, 10_000);
+        nanos.addAndGet(Duration.ofMinutes(59).toNanos());
+        slowBy.set(20_000_000L);
+        evaluate(engine, 11_000);
+        DisabledRule again = engine.disabled().get(0);
+        assertEquals(8, again.inARow());
+        assertEquals(Duration.ofHours(1), again.backoff());
+        assertTrue(again.diagnostic().toString().contains("disabled for 60 min, the 8th time in a row:"),
+                again.diagnostic()::toString);
+
+        // an hour without being disabled after coming back: the next disablement is a first one again
+        nanos.set(again.retryAtNanos());
+        slowBy.set(0);
+        evaluate(engine, 12_000);
+        nanos.addAndGet(Duration.ofHours(1).toNanos());
+        slowBy.set(20_000_000L);
+        evaluate(engine, 13_000);
+        DisabledRule fresh = engine.disabled().get(0);
+        assertEquals(1, fresh.inARow());
+        assertEquals(Duration.ofMinutes(5), fresh.backoff());
     }
 
     @Test
@@ -117,7 +225,15 @@ class TimeBudgetTest {
     void theDefaultBudgetToleratesPausesButNotAStalledLoopAndNonsenseBudgetsAreRefused() {
         assertEquals(Duration.ofMillis(50), EvalBudget.DEFAULT.perEvaluation());
         assertEquals(5, EvalBudget.DEFAULT.strikes(), "one pause of the process never disables a rule");
+        assertEquals(Duration.ofMinutes(2), EvalBudget.DEFAULT.grace());
+        assertEquals(Duration.ofMinutes(5), EvalBudget.DEFAULT.backoff());
+        assertEquals(Duration.ofHours(1), EvalBudget.DEFAULT.maxBackoff());
         assertThrows(IllegalArgumentException.class, () -> EvalBudget.of(Duration.ZERO));
         assertThrows(IllegalArgumentException.class, () -> new EvalBudget(Duration.ofMillis(1), 0, Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> EvalBudget.DEFAULT.withGrace(Duration.ofSeconds(-1)));
+        assertThrows(IllegalArgumentException.class,
+                () -> EvalBudget.DEFAULT.withBackoff(Duration.ZERO, Duration.ofHours(1)));
+        assertThrows(IllegalArgumentException.class,
+                () -> EvalBudget.DEFAULT.withBackoff(Duration.ofHours(2), Duration.ofHours(1)));
     }
 }
