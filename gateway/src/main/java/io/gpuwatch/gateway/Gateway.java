@@ -5,6 +5,7 @@ import io.gpuwatch.gateway.ack.PagerHook;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.baseline.BaselineKeeper;
 import io.gpuwatch.gateway.cluster.Cluster;
+import io.gpuwatch.gateway.cluster.Replica;
 import io.gpuwatch.gateway.cluster.SharedAlerts;
 import io.gpuwatch.gateway.delivery.Delivery;
 import io.gpuwatch.gateway.delivery.Dispatcher;
@@ -152,7 +153,7 @@ public final class Gateway extends VerticleBase implements FrameSink {
         baselines = new BaselineKeeper(context, config.dataDir());
         Future<Void> restored = baselines.start(fleet.baselines());
         Future<Void> joined = cluster == null ? Future.succeededFuture() : joinCluster();
-        Future<Void> durable = joined.compose(v -> config.dataDir() == null ? Future.succeededFuture()
+        Future<Void> durable = joined.compose(v -> config.dataDir() == null ? shareState()
                 : openStore(config.dataDir()));
         return Future.all(watching, restored, durable).compose(v -> vertx.createHttpServer(options).requestHandler(router)
                         .webSocketHandshakeHandler(probes::handshake).webSocketHandler(ws -> { })
@@ -188,8 +189,9 @@ public final class Gateway extends VerticleBase implements FrameSink {
                 })
                 .compose(acks -> {
                     acks.forEach(acknowledgements::record);
-                    return PersistentLedger.open(store, HISTORY_LIMIT, config.externalUrl());
+                    return shareState();
                 })
+                .compose(v -> PersistentLedger.open(store, HISTORY_LIMIT, config.externalUrl()))
                 .map(persistent -> {
                     outbox = new OutboxSender(vertx, store, receivers, clock, OutboxSender.Settings.standard(null));
                     dispatcher.deliverThrough(cluster == null ? outbox : cluster.claimed(outbox));
@@ -228,11 +230,24 @@ public final class Gateway extends VerticleBase implements FrameSink {
     }
 
     /**
+     * In a cluster, takes the peers' silences and acknowledgements into this gateway and its store, shares its own
+     * that they lack, and keeps both in step from now on; a peer's silence is applied to the groups at once.
+     */
+    private Future<Void> shareState() {
+        if (cluster == null) {
+            return Future.succeededFuture();
+        }
+        return cluster.shareWith(new Replica(dispatcher.silences(), acknowledgements, this::store, dispatcher::tick));
+    }
+
+    /**
      * A node this gateway has just taken over brings back the alerts its former owner shared: the engine takes
-     * them as firing, so they resolve when their condition ends, and the ledger holds them, so they are no news.
+     * them as firing, so they resolve when their condition ends, and the ledger holds them, so they are no news;
+     * their acknowledgements come with them.
      */
     private Future<Void> adopt(String node) {
-        return cluster.alertsOf(node).map(shared -> {
+        return cluster.alertsOf(node).compose(shared -> cluster.takeAcks(shared.stream()
+                .map(SharedAlerts.Entry::fingerprint).toList()).map(shared)).map(shared -> {
             Set<String> live = new HashSet<>();
             ledger.live().forEach(a -> live.add(a.fingerprint()));
             for (SharedAlerts.Entry a : shared) {
@@ -330,6 +345,11 @@ public final class Gateway extends VerticleBase implements FrameSink {
     }
 
     @Override
+    public void heard(String node, long at) {
+        fleet.heard(node, at);
+    }
+
+    @Override
     public void disconnected(String node) {
         fleet.disconnected(node);
     }
@@ -378,6 +398,11 @@ public final class Gateway extends VerticleBase implements FrameSink {
     /** The receivers notifications go to, in the order given. */
     public List<Receiver> receivers() {
         return receivers;
+    }
+
+    /** The cluster this gateway is one of, if any. */
+    public Optional<Cluster> cluster() {
+        return Optional.ofNullable(cluster);
     }
 
     /** The store, when this gateway runs on a data directory and has opened it. */

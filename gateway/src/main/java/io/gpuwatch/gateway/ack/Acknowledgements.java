@@ -4,6 +4,7 @@ import io.gpuwatch.gateway.store.Acknowledgement;
 
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -30,6 +31,11 @@ public final class Acknowledgements {
      */
     public Optional<Acknowledgement> of(String fingerprint, long activeSince) {
         return of(fingerprint).filter(a -> a.at().toEpochMilli() >= activeSince);
+    }
+
+    /** The latest acknowledgement of each alert kept. */
+    public Collection<Acknowledgement> all() {
+        return List.copyOf(byFingerprint.values());
     }
 
     /** Forgets the acknowledgements of alerts not in {@code live}, since a new episode starts unacknowledged. */

@@ -3,25 +3,37 @@ package io.gpuwatch.gateway.cluster;
 import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
 import io.gpuwatch.gateway.delivery.Delivery;
+import io.gpuwatch.gateway.silence.Silence;
+import io.gpuwatch.gateway.store.Acknowledgement;
 import io.gpuwatch.notify.Notification;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
 import io.vertx.core.shareddata.AsyncMap;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
  * This gateway's place among its peers: the live members and their probe URLs (the cluster-wide map
  * {@value #MEMBERS}), the {@link HashRing} that names each node's owner, the {@link SendClaims} that let one
- * gateway only send a notification, and the {@link SharedAlerts} a gateway taking over a node reads back.
+ * gateway only send a notification, the {@link SharedAlerts} a gateway taking over a node reads back, and the
+ * silences and acknowledgements every gateway keeps a {@link Replica} of (maps {@value #SILENCES} and
+ * {@value #ACKS}, each change also published at {@value #CHANGED} so that peers take it at once).
  * Membership comes from Hazelcast's membership events (Vert.x keeps the cluster manager's single node listener
  * for itself) and a refresh every second, which also picks up a new member's URL once it is published.
  * Runs on the gateway's context; cluster maps are only touched through Vert.x's asynchronous map API.
@@ -29,6 +41,13 @@ import java.util.logging.Logger;
 public final class Cluster {
     /** Member id to advertised probe URL. */
     public static final String MEMBERS = "gpuwatch.members";
+    /** Silence id to the silence's latest version, expired ones included ({@link SilenceForm}). */
+    public static final String SILENCES = "gpuwatch.silences";
+    /** Alert fingerprint to its latest acknowledgement ({@link AckForm}). */
+    public static final String ACKS = "gpuwatch.acks";
+    /** Event-bus address each silence or acknowledgement change is published at, from the gateway that made it. */
+    public static final String CHANGED = "gpuwatch.shared.changed";
+    private static final String FROM = "from";
     private static final Logger LOG = Logger.getLogger(Cluster.class.getName());
     private static final long REFRESH_MS = 1000;
 
@@ -39,6 +58,10 @@ public final class Cluster {
     private AsyncMap<String, String> members;
     private SendClaims claims;
     private SharedAlerts alerts;
+    private SharedMap<Silence> silences;
+    private SharedMap<Acknowledgement> acks;
+    private Replica replica;
+    private MessageConsumer<Object> changes;
     private HashRing ring = new HashRing(List.of());
     private Map<String, String> urls = Map.of();
     private Runnable onChange = () -> { };
@@ -77,10 +100,14 @@ public final class Cluster {
         Future<AsyncMap<String, String>> m = vertx.sharedData().getAsyncMap(MEMBERS);
         Future<AsyncMap<String, String>> c = vertx.sharedData().getAsyncMap(SendClaims.MAP);
         Future<AsyncMap<String, String>> a = vertx.sharedData().getAsyncMap(SharedAlerts.MAP);
-        return Future.all(m, c, a).compose(v -> {
+        Future<AsyncMap<String, String>> s = vertx.sharedData().getAsyncMap(SILENCES);
+        Future<AsyncMap<String, String>> k = vertx.sharedData().getAsyncMap(ACKS);
+        return Future.all(List.of(m, c, a, s, k)).compose(v -> {
             members = m.result();
             claims = new SendClaims(c.result());
             alerts = new SharedAlerts(a.result());
+            silences = new SharedMap<>(s.result(), SilenceForm.INSTANCE);
+            acks = new SharedMap<>(k.result(), AckForm.INSTANCE);
             return members.put(memberId(), probeUrl);
         }).compose(v -> {
             manager.getHazelcastInstance().getCluster().addMembershipListener(new MembershipListener() {
@@ -100,12 +127,138 @@ public final class Cluster {
         });
     }
 
-    /** Stops following membership; the cluster itself is left when Vert.x closes. */
+    /** Stops following membership and peers' changes; the cluster itself is left when Vert.x closes. */
     public void stop() {
         if (timer >= 0) {
             vertx.cancelTimer(timer);
             timer = -1;
         }
+        if (changes != null) {
+            changes.unregister();
+            changes = null;
+        }
+    }
+
+    /**
+     * Keeps {@code replica} in step with the cluster from now on: peers' changes are taken as they are published,
+     * the silences and acknowledgements the cluster holds are taken now, and those of the replica that the cluster
+     * lacks, or holds older versions of (made while this gateway was alone), are shared. Call once after
+     * {@link #start} completes, with the replica's store open, before the gateway's API answers.
+     */
+    public Future<Void> shareWith(Replica replica) {
+        if (silences == null) {
+            throw new IllegalStateException("the cluster's maps open in start(); share after it completes");
+        }
+        this.replica = replica;
+        changes = vertx.eventBus().consumer(CHANGED, this::changed);
+        // listening first: a change published while the maps are read is taken either way
+        return changes.completion()
+                .compose(v -> merge(silences, replica::silences, replica::take))
+                .compose(v -> merge(acks, replica::acks, replica::take));
+    }
+
+    private <T> Future<Void> merge(SharedMap<T> map, Supplier<List<T>> local, Predicate<T> take) {
+        return map.all().compose(shared -> {
+            Map<String, T> held = new HashMap<>();
+            for (T t : shared) {
+                held.put(map.form().key(t), t);
+                take.test(t);
+            }
+            List<Future<Boolean>> written = new ArrayList<>();
+            for (T t : local.get()) {
+                T there = held.get(map.form().key(t));
+                if (there == null || map.form().newer(t, there)) {
+                    // the gateway starts all the same; its own copy is shared with its next change
+                    written.add(publish(map, t).recover(e -> {
+                        LOG.warning("could not share " + map.form().kind() + " " + map.form().key(t)
+                                + " with the cluster on joining: " + e.getMessage());
+                        return Future.succeededFuture(false);
+                    }));
+                }
+            }
+            return Future.all(written).mapEmpty();
+        });
+    }
+
+    /** Shares a silence this gateway made, changed or expired, once its own store has kept it. */
+    public void share(Silence silence) {
+        shared(silences, silence);
+    }
+
+    /** Shares an acknowledgement this gateway recorded, once its own store has kept it. */
+    public void share(Acknowledgement ack) {
+        shared(acks, ack);
+    }
+
+    private <T> void shared(SharedMap<T> map, T record) {
+        if (replica == null) {
+            throw new IllegalStateException("share with the cluster after shareWith(replica) completes");
+        }
+        publish(map, record).onFailure(e -> LOG.warning("could not share " + map.form().kind() + " "
+                + map.form().key(record) + " with the cluster, so peers have the version before it: "
+                + e.getMessage()));
+    }
+
+    /** Writes {@code record} to {@code map} and, when it is the newest there, tells the peers. */
+    private <T> Future<Boolean> publish(SharedMap<T> map, T record) {
+        SharedForm<T> form = map.form();
+        return map.offer(record).onSuccess(won -> {
+            if (won) {
+                vertx.eventBus().publish(CHANGED, new JsonObject().put("kind", form.kind()).put("key", form.key(record))
+                        .put("value", form.encode(record)), new DeliveryOptions().addHeader(FROM, memberId()));
+            }
+        });
+    }
+
+    private void changed(Message<Object> m) {
+        if (memberId().equals(m.headers().get(FROM))) {
+            return;
+        }
+        if (!(m.body() instanceof JsonObject body) || !(body.getValue("key") instanceof String k)
+                || !(body.getValue("value") instanceof String text)) {
+            String from = m.headers().get(FROM);
+            LOG.warning("skipped a change at " + CHANGED + " from " + (from == null ? "an unnamed sender" : from)
+                    + " without a key and a value: " + m.body());
+            return;
+        }
+        Object kind = body.getValue("kind");
+        if (SilenceForm.INSTANCE.kind().equals(kind)) {
+            Silence s = silences.read(k, text);
+            if (s != null) {
+                replica.take(s);
+            }
+        } else if (AckForm.INSTANCE.kind().equals(kind)) {
+            Acknowledgement a = acks.read(k, text);
+            if (a != null) {
+                replica.take(a);
+            }
+        } else {
+            LOG.warning("skipped a change at " + CHANGED + " of " + k + ": unknown kind " + kind);
+        }
+    }
+
+    /**
+     * Takes the shared acknowledgements of {@code fingerprints}, alerts this gateway has just taken over: it may
+     * have let go of them while a peer owned the alerts.
+     */
+    public Future<Void> takeAcks(Collection<String> fingerprints) {
+        if (replica == null) {
+            return Future.succeededFuture();
+        }
+        List<Future<Acknowledgement>> read = fingerprints.stream().map(acks::get).toList();
+        return Future.all(read).<Void>map(v -> {
+            read.forEach(f -> {
+                if (f.result() != null) {
+                    replica.take(f.result());
+                }
+            });
+            return null;
+        }).recover(e -> {
+            // the alerts are taken over all the same; only who acknowledged them may be missing
+            LOG.warning("could not read the acknowledgements of " + fingerprints + " from the cluster: "
+                    + e.getMessage());
+            return Future.succeededFuture();
+        });
     }
 
     private Future<Void> refresh() {

@@ -207,7 +207,7 @@ public final class ApiRoutes {
         }
         Acknowledgement ack = new Acknowledgement(fingerprint, who.strip(), gateway.clock().instant(),
                 (String) comment, "api");
-        acks.record(ack).onSuccess(v -> acks.tellPagers(alert.get()).onSuccess(told -> {
+        acks.record(ack).onSuccess(v -> share(ack)).onSuccess(v -> acks.tellPagers(alert.get()).onSuccess(told -> {
             JsonArray outcomes = new JsonArray();
             for (AckRecorder.Told t : told) {
                 outcomes.add(new JsonObject().put("receiver", t.receiver()).put("ok", t.error() == null)
@@ -299,6 +299,7 @@ public final class ApiRoutes {
             }
             Silence made = r.silence();
             stored(s -> s.silences().save(made))
+                    .onSuccess(v -> share(made))
                     .onSuccess(v -> json(ctx, 201, new JsonObject().put("id", made.id()).put("silence", silence(made, now))))
                     .onFailure(e -> {
                         silences.forget(made.id());
@@ -322,6 +323,9 @@ public final class ApiRoutes {
         stored(s -> {
             s.silences().save(old);
             s.silences().save(changed);
+        }).onSuccess(v -> {
+            share(old);
+            share(changed);
         }).onSuccess(v -> json(ctx, 200, new JsonObject().put("id", changed.id()).put("silence", silence(changed, now))))
                 .onFailure(e -> {
                     silences.forget(changed.id());
@@ -356,6 +360,7 @@ public final class ApiRoutes {
         }
         Silence expired = silences.get(id).orElseThrow();
         stored(s -> s.silences().save(expired))
+                .onSuccess(v -> share(expired))
                 .onSuccess(v -> json(ctx, 200, silence(expired, now)))
                 .onFailure(e -> {
                     silences.restore(before.orElseThrow());
@@ -372,6 +377,16 @@ public final class ApiRoutes {
             write.accept(s);
             return null;
         }).<Void>mapEmpty()).orElseGet(Future::succeededFuture);
+    }
+
+    /** Tells the gateway's peers of a silence change its own store has kept. */
+    private void share(Silence s) {
+        gateway.cluster().ifPresent(c -> c.share(s));
+    }
+
+    /** Tells the gateway's peers of an acknowledgement its own store has kept. */
+    private void share(Acknowledgement a) {
+        gateway.cluster().ifPresent(c -> c.share(a));
     }
 
     static void unstored(RoutingContext ctx, String what, Throwable e) {
@@ -452,8 +467,12 @@ public final class ApiRoutes {
         gauge(b, "gpuwatch_window_bytes", "bytes held by windows and event logs", gateway.fleet().retainedBytes());
         gauge(b, "gpuwatch_alerts_firing", "alerts firing now", gateway.ledger().live().size());
         gauge(b, "gpuwatch_rules_loaded", "rules running now", gateway.rules().rules().size());
-        gauge(b, "gpuwatch_rules_disabled", "rules disabled for overrunning their time budget",
+        gauge(b, "gpuwatch_rules_disabled", "rules disabled now for overrunning their time budget, until their back-off ends",
                 gateway.evaluator().engine().disabled().size());
+        counter(b, "gpuwatch_rule_disablements_total", "times a rule was disabled for overrunning its time budget",
+                gateway.evaluator().engine().disablements());
+        counter(b, "gpuwatch_rule_overruns_total", "rule evaluations over the time budget, start-up grace included",
+                gateway.evaluator().engine().overruns());
         counter(b, "gpuwatch_rule_reload_failures_total", "rule reloads refused for errors, the old rules kept",
                 gateway.reloader().map(RuleReloader::failures).orElse(0L));
         ctx.response().putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8").end(b.toString());

@@ -178,6 +178,7 @@ final class PagerWebhooks {
         }
         Acknowledgement ack = new Acknowledgement(a.fingerprint(), by, gateway.clock().instant(), comment, source);
         acks.record(ack)
+                .onSuccess(v -> gateway.cluster().ifPresent(c -> c.share(ack)))
                 .onSuccess(v -> ApiRoutes.json(ctx, 200, new JsonObject().put("recorded", true)
                         .put("fingerprint", a.fingerprint()).put("acked", ApiRoutes.ack(ack))))
                 .onFailure(e -> ApiRoutes.unstored(ctx, "the acknowledgement", e));

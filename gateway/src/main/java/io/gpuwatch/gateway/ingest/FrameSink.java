@@ -11,6 +11,12 @@ public interface FrameSink {
     /** A numbered frame of the node, seen for the first time. */
     void frame(String node, Frame frame);
 
+    /**
+     * A sample of the node arrived at {@code at} (the gateway's clock) and was shed unread: the node is alive,
+     * though its readings are lost.
+     */
+    void heard(String node, long at);
+
     /** The node's connection closed. */
     void disconnected(String node);
 }

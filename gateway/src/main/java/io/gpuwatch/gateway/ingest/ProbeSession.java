@@ -154,13 +154,13 @@ final class ProbeSession {
         if (!bucket.take(now)) {
             // shedding samples keeps the connection's events flowing; the probe is told, at most once a second
             endpoint.counters().shedSamples.incrementAndGet();
-            tellShedding(now, s.seq(), "over " + endpoint.config().maxFramesPerSecond()
+            shed(now, s.seq(), "over " + endpoint.config().maxFramesPerSecond()
                     + " frames/s: samples are being dropped; events are still taken");
             return;
         }
         // events skip the queue: they go to the sink the moment they are read
         if (!endpoint.queue().offer(node, s)) {
-            tellShedding(now, s.seq(), "the gateway is behind: samples are being dropped; events are still taken");
+            shed(now, s.seq(), "the gateway is behind: samples are being dropped; events are still taken");
         }
     }
 
@@ -172,11 +172,15 @@ final class ProbeSession {
         }
         unackedSeq = seq;
         endpoint.queue().shedUnread();
-        tellShedding(endpoint.now(), seq, "the gateway is behind: samples are being dropped; events are still taken");
+        shed(endpoint.now(), seq, "the gateway is behind: samples are being dropped; events are still taken");
     }
 
-    /** Tells the probe its samples are being dropped, at most once a second. */
-    private void tellShedding(long now, long seq, String message) {
+    /**
+     * After a sample was dropped: the node is still heard from, since our being behind must not make a talking
+     * node look silent, and the probe is told its samples are being dropped, at most once a second.
+     */
+    private void shed(long now, long seq, String message) {
+        endpoint.sink().heard(node, now);
         if (now - lastRateError >= 1000) {
             lastRateError = now;
             write(new ErrorFrame("rate_limited", seq, message));

@@ -363,7 +363,7 @@ public final class FleetState {
         return card;
     }
 
-    /** Any other frame of the node: it is alive. */
+    /** Any other frame of the node, or a sample of it we shed unread: it is alive, whatever we kept of it. */
     public void heard(String node, long at) {
         NodeState n = nodes.get(node);
         if (n != null) {

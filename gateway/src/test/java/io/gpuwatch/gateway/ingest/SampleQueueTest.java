@@ -30,6 +30,10 @@ class SampleQueueTest {
         }
 
         @Override
+        public void heard(String node, long at) {
+        }
+
+        @Override
         public void disconnected(String node) {
         }
     };
