@@ -76,9 +76,11 @@ final class BenchCommand implements Runnable {
                 description = "how long to sample; then wait for acks and pages (--drain) and stop (default: ${DEFAULT-VALUE})")
         String duration;
 
-        @Option(names = "--gateway", paramLabel = "URL", defaultValue = "ws://127.0.0.1:9464/v1/probe",
-                description = "the gateway's probe endpoint (default: ${DEFAULT-VALUE})")
-        String gateway;
+        @Option(names = "--gateway", paramLabel = "URL", defaultValue = "ws://127.0.0.1:9464/v1/probe", split = ",",
+                description = "the gateway's probe endpoint (default: ${DEFAULT-VALUE}); for a cluster, list its "
+                        + "gateways (repeat the option or separate them with commas): the nodes connect to them in "
+                        + "turn and each fails over along the list")
+        List<String> gateway;
 
         @Option(names = "--token-file", paramLabel = "FILE",
                 description = "file whose first line is the probe token (as printed by 'gpuwatch token new'); "
@@ -142,7 +144,7 @@ final class BenchCommand implements Runnable {
             LoadPlan plan;
             long reportMs;
             long drainMs;
-            LoadTarget target;
+            List<LoadTarget> targets;
             try {
                 List<Long> xids = new ArrayList<>();
                 for (String x : xidAt) {
@@ -162,7 +164,7 @@ final class BenchCommand implements Runnable {
                     throw new IllegalArgumentException("--webhook-port must be a port number (0 only with --embedded), got "
                             + webhookPort);
                 }
-                target = embedded ? null : LoadTarget.parse(gateway, readToken());
+                targets = embedded ? null : targets();
             } catch (IllegalArgumentException e) {
                 err.println(e.getMessage());
                 err.flush();
@@ -200,10 +202,11 @@ final class BenchCommand implements Runnable {
                     embeddedGateway = new Gateway(new GatewayConfig("127.0.0.1", 0, IngestConfig.DEFAULTS, 1000,
                             "http://127.0.0.1"), ruleSet, () -> tokens, receivers, InstantSource.system());
                     await(gatewayVertx.deployVerticle(embeddedGateway));
-                    target = new LoadTarget("127.0.0.1", embeddedGateway.port(), LoadTarget.PROBE_PATH, false, token);
-                    err.println("gpuwatch bench: embedded gateway on " + target.url() + " with " + ruleSet.rules().size() + " rules");
+                    targets = List.of(new LoadTarget("127.0.0.1", embeddedGateway.port(), LoadTarget.PROBE_PATH, false,
+                            token));
+                    err.println("gpuwatch bench: embedded gateway on " + urls(targets) + " with " + ruleSet.rules().size() + " rules");
                 }
-                return run(plan, target, loops, reportMs, drainMs, vertx, pages, embeddedGateway, out, err);
+                return run(plan, targets, loops, reportMs, drainMs, vertx, pages, embeddedGateway, out, err);
             } finally {
                 if (pages != null) {
                     pages.close();
@@ -213,12 +216,12 @@ final class BenchCommand implements Runnable {
             }
         }
 
-        private int run(LoadPlan plan, LoadTarget target, int loops, long reportMs, long drainMs, Vertx vertx,
+        private int run(LoadPlan plan, List<LoadTarget> targets, int loops, long reportMs, long drainMs, Vertx vertx,
                         PageReceiver pages, Gateway embeddedGateway, PrintWriter out, PrintWriter err) throws Exception {
-            FleetLoad load = new FleetLoad(vertx, plan, target, loops, System::currentTimeMillis, System.nanoTime());
+            FleetLoad load = new FleetLoad(vertx, plan, targets, loops, System::currentTimeMillis, System.nanoTime());
             err.printf(Locale.ROOT, "gpuwatch bench: %d nodes × %d cards every %d ms for %d s to %s on %d event loops "
                             + "(%.0f card readings/s once all %d nodes are online, %.1f s after the start)%n", plan.nodes(),
-                    plan.cardsPerNode(), plan.intervalMs(), plan.durationMs() / 1000, target.url(), loops,
+                    plan.cardsPerNode(), plan.intervalMs(), plan.durationMs() / 1000, urls(targets), loops,
                     plan.cardReadingsPerSecond(), plan.nodes(), plan.onlineAtMs(plan.nodes() - 1) / 1000.0);
             for (int k = 0; k < plan.xidAtMs().size(); k++) {
                 err.printf(Locale.ROOT, "  XID 79 at +%.1f s on %s card %d (%s)%n", plan.xidAtMs().get(k) / 1000.0,
@@ -259,7 +262,7 @@ final class BenchCommand implements Runnable {
             summary(out, plan, end, sampledMs, cpuProcess, gw, latency, pages);
             out.flush();
             if (summaryJson != null) {
-                writeJson(summaryJson, plan, target, end, sampledMs, cpuProcess, gw, latency, load.xids(), pages);
+                writeJson(summaryJson, plan, targets, end, sampledMs, cpuProcess, gw, latency, load.xids(), pages);
             }
             boolean ok = end.unacked() == 0 && end.dropped() == 0 && (latency == null || latency.missing().isEmpty());
             return ok ? 0 : 1;
@@ -314,11 +317,11 @@ final class BenchCommand implements Runnable {
             }
         }
 
-        private void writeJson(Path file, LoadPlan plan, LoadTarget target, LoadStats s, long sampledMs, long cpuProcess,
+        private void writeJson(Path file, LoadPlan plan, List<LoadTarget> targets, LoadStats s, long sampledMs, long cpuProcess,
                                GatewayStats gw, LatencySummary latency, List<XidSent> xids, PageReceiver pages)
                 throws IOException {
             JsonObject j = new JsonObject().put("nodes", plan.nodes()).put("cards", plan.cardsPerNode())
-                    .put("intervalMs", plan.intervalMs()).put("durationMs", sampledMs).put("gateway", target.url())
+                    .put("intervalMs", plan.intervalMs()).put("durationMs", sampledMs).put("gateway", urls(targets))
                     .put("embedded", embedded)
                     .put("frames", s.frames()).put("sampleFrames", s.sampleFrames()).put("appFrames", s.appFrames())
                     .put("events", s.events()).put("samples", s.samples()).put("bytes", s.bytes()).put("acks", s.acks())
@@ -348,10 +351,32 @@ final class BenchCommand implements Runnable {
             Files.writeString(file, j.encodePrettily() + "\n", StandardCharsets.UTF_8);
         }
 
+        /** The --gateway URLs, each checked before the token is read, as targets presenting the token. */
+        private List<LoadTarget> targets() {
+            List<LoadTarget> parsed = new ArrayList<>();
+            for (String g : gateway) {
+                String url = g.strip();
+                if (url.isEmpty()) {
+                    throw new IllegalArgumentException("--gateway: URL " + (parsed.size() + 1) + " of the list is empty");
+                }
+                try {
+                    parsed.add(LoadTarget.parse(url, null));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("--gateway: " + e.getMessage(), e);
+                }
+            }
+            String token = readToken();
+            return parsed.stream().map(t -> new LoadTarget(t.host(), t.port(), t.path(), t.ssl(), token)).toList();
+        }
+
+        private static String urls(List<LoadTarget> targets) {
+            return String.join(", ", targets.stream().map(LoadTarget::url).toList());
+        }
+
         private String readToken() {
             if (tokenFile == null) {
-                throw new IllegalArgumentException("--token-file is needed to connect to --gateway " + gateway
-                        + " (or use --embedded)");
+                throw new IllegalArgumentException("--token-file is needed to connect to --gateway "
+                        + String.join(",", gateway) + " (or use --embedded)");
             }
             try {
                 return Files.readAllLines(tokenFile, StandardCharsets.UTF_8).stream().map(String::strip)

@@ -66,8 +66,11 @@ import java.util.function.LongSupplier;
 final class ProbeCommand implements Callable<Integer> {
     static final String PROBE_NAME = "gpuwatch-probe/0.1.0";
 
-    @Option(names = "--gateway", required = true, paramLabel = "URL", description = "ws://HOST:PORT or wss://HOST:PORT")
-    URI gateway;
+    @Option(names = "--gateway", required = true, split = ",", paramLabel = "URL",
+            description = "the gateway's probe URL, ws://HOST:PORT or wss://HOST:PORT; for a cluster, list its "
+                    + "gateways (repeat the option or separate them with commas): the first is tried first, the "
+                    + "others in turn when the one in use is down")
+    List<String> gateway;
 
     @Option(names = "--token-file", required = true, paramLabel = "FILE", description = "file holding this probe's bearer token")
     Path tokenFile;
@@ -211,8 +214,8 @@ final class ProbeCommand implements Callable<Integer> {
         }, "gpuwatch-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         runner.start();
-        err.println("probe: " + sc.nodes() + " simulated nodes × " + sc.cardsPerNode() + " cards → " + gateway
-                + (record != null ? ", recording to " + record : ""));
+        err.println("probe: " + sc.nodes() + " simulated nodes × " + sc.cardsPerNode() + " cards → "
+                + gateways(config) + (record != null ? ", recording to " + record : ""));
         err.flush();
         runner.finished().onComplete(v -> done.countDown());
         done.await();
@@ -245,7 +248,7 @@ final class ProbeCommand implements Callable<Integer> {
         }
         Thread hook = new Thread(() -> Stop.quietly(runner.close().mapEmpty(), vertx), "gpuwatch-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        err.println("probe: replaying " + source.replay + " at " + pace + " → " + gateway);
+        err.println("probe: replaying " + source.replay + " at " + pace + " → " + gateways(config));
         err.flush();
         ReplayReport report = runner.run().toCompletionStage().toCompletableFuture().get();
         unhook(hook);
@@ -336,7 +339,7 @@ final class ProbeCommand implements Callable<Integer> {
             scraper.start();
         }
         err.println("probe: node " + nodeName + ", " + probe.cards().size() + " GPUs through " + library + " every "
-                + intervalMs + " ms → " + gateway + (record != null ? ", recording to " + record : ""));
+                + intervalMs + " ms → " + gateways(config) + (record != null ? ", recording to " + record : ""));
         err.flush();
         done.await();
         return 0;
@@ -344,14 +347,14 @@ final class ProbeCommand implements Callable<Integer> {
 
     /** The uplink settings from --gateway, --token-file and --trust, or null after saying what is wrong. */
     private UplinkConfig uplinkConfig(PrintWriter err) {
-        String scheme = gateway.getScheme();
-        if (!"ws".equals(scheme) && !"wss".equals(scheme) || gateway.getHost() == null) {
-            err.println("--gateway: expected ws://HOST:PORT or wss://HOST:PORT, got " + gateway);
+        List<URI> urls;
+        try {
+            urls = gatewayUrls(gateway);
+        } catch (IllegalArgumentException e) {
+            err.println("--gateway: " + e.getMessage());
             err.flush();
             return null;
         }
-        boolean tls = "wss".equals(scheme);
-        int port = gateway.getPort() > 0 ? gateway.getPort() : (tls ? 443 : 80);
         String token;
         try {
             token = Files.readString(tokenFile, StandardCharsets.UTF_8).strip();
@@ -365,8 +368,32 @@ final class ProbeCommand implements Callable<Integer> {
             err.flush();
             return null;
         }
-        UplinkConfig base = UplinkConfig.of(gateway.getHost(), port, token);
-        return tls ? base.withTls(trustPem) : base;
+        return UplinkConfig.of(urls, token, trustPem);
+    }
+
+    /**
+     * The probe URLs of the --gateway values, in order (picocli has split the comma-separated ones).
+     *
+     * @throws IllegalArgumentException naming the first value that is empty or no ws:// or wss:// URL
+     */
+    static List<URI> gatewayUrls(List<String> values) {
+        List<URI> urls = new ArrayList<>();
+        for (String v : values) {
+            String text = v.strip();
+            if (text.isEmpty()) {
+                throw new IllegalArgumentException("URL " + (urls.size() + 1) + " of the list is empty");
+            }
+            urls.add(UplinkConfig.probeUrl(text));
+        }
+        return urls;
+    }
+
+    /** The gateways an uplink of this config tries, for the start-up line. */
+    private static String gateways(UplinkConfig c) {
+        StringBuilder b = new StringBuilder(c.ssl() ? "wss://" : "ws://").append(c.host()).append(':').append(c.port())
+                .append(c.path());
+        c.others().forEach(u -> b.append(", ").append(u));
+        return b.toString();
     }
 
     private TraceWriter openTrace(PrintWriter err) {

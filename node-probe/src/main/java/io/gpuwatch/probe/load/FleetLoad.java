@@ -15,7 +15,8 @@ import java.util.function.LongSupplier;
  * A simulated fleet that loads a gateway: one real WebSocket per node speaking protocol v1, samples with every card
  * metric each interval, app frames, and XID 79 events at scripted times. Its nodes are split over a few event loops
  * ({@link LoadSender}s) and come online one after another over the plan's ramp-up; it stops sampling by itself when
- * the plan's duration is over.
+ * the plan's duration is over. Given several gateways (of one cluster) it spreads the nodes' first connections over
+ * them in turn, and each node fails over along the list from there.
  */
 public final class FleetLoad {
     /** Time between starting and the first node's first sample, for the senders to deploy. */
@@ -23,7 +24,7 @@ public final class FleetLoad {
 
     private final Vertx vertx;
     private final LoadPlan plan;
-    private final LoadTarget target;
+    private final List<LoadTarget> targets;
     private final LongSupplier clock;
     private final int eventLoops;
     private final FrameTemplates templates;
@@ -34,16 +35,21 @@ public final class FleetLoad {
     private long startMs = -1;
 
     /**
+     * @param targets the gateways; node {@code i} connects to {@code targets[i % size]} first
      * @param eventLoops how many senders to spread the nodes over; the Vert.x instance should have as many event loops
      * @param salt mixed into the card uuids (see {@link #uuid(int, int)})
      */
-    public FleetLoad(Vertx vertx, LoadPlan plan, LoadTarget target, int eventLoops, LongSupplier clock, long salt) {
+    public FleetLoad(Vertx vertx, LoadPlan plan, List<LoadTarget> targets, int eventLoops, LongSupplier clock,
+                     long salt) {
         if (eventLoops < 1) {
             throw new IllegalArgumentException("--event-loops must be at least 1, got " + eventLoops);
         }
+        if (targets.isEmpty()) {
+            throw new IllegalArgumentException("a fleet load needs at least one gateway");
+        }
         this.vertx = vertx;
         this.plan = plan;
-        this.target = target;
+        this.targets = List.copyOf(targets);
         this.clock = clock;
         this.eventLoops = Math.min(eventLoops, plan.nodes());
         this.templates = new FrameTemplates(plan, salt);
@@ -76,19 +82,24 @@ public final class FleetLoad {
         startMs = clock.getAsLong() + LEAD_MS;
         List<List<NodeTexts>> slices = new ArrayList<>();
         List<long[]> dues = new ArrayList<>();
+        List<int[]> firstTargets = new ArrayList<>();
         for (int s = 0; s < eventLoops; s++) {
             int count = (plan.nodes() - s + eventLoops - 1) / eventLoops;
             slices.add(new ArrayList<>(count));
             dues.add(new long[count]);
+            firstTargets.add(new int[count]);
         }
         for (int i = 0; i < plan.nodes(); i++) {
             int s = i % eventLoops;
-            dues.get(s)[slices.get(s).size()] = startMs + plan.onlineAtMs(i);
+            int local = slices.get(s).size();
+            dues.get(s)[local] = startMs + plan.onlineAtMs(i);
+            firstTargets.get(s)[local] = i % targets.size();
             slices.get(s).add(templates.node(i, bootId));
         }
         List<Future<String>> deployed = new ArrayList<>();
         for (int s = 0; s < eventLoops; s++) {
-            LoadSender sender = new LoadSender(plan, target, templates, slices.get(s), dues.get(s), startMs, clock, 31L * s + 7);
+            LoadSender sender = new LoadSender(plan, targets, templates, slices.get(s), dues.get(s), firstTargets.get(s),
+                    startMs, clock, 31L * s + 7);
             senders.add(sender);
             deployed.add(vertx.deployVerticle(sender).onSuccess(deployments::add));
         }

@@ -28,8 +28,9 @@ import java.util.logging.Logger;
  * The simulated nodes of one event loop: each has its own WebSocket, seq stream and replay buffer, and samples at
  * its own phase of the interval (set by when it came online) so that the fleet's frames are spread evenly over time
  * rather than sent in a burst.
- * Speaks protocol v1 as the probe's uplink does (hello, replay after {@code welcome.ackedSeq}, jittered back-off),
- * but with one WebSocket client, one text builder and one timer for all its nodes.
+ * Speaks protocol v1 as the probe's uplink does (hello, replay after {@code welcome.ackedSeq}, jittered back-off,
+ * failover along the gateway list and a welcome's redirect), but with one WebSocket client, one text builder and one
+ * timer for all its nodes.
  */
 final class LoadSender extends VerticleBase {
     private static final Logger LOG = Logger.getLogger(LoadSender.class.getName());
@@ -39,6 +40,8 @@ final class LoadSender extends VerticleBase {
     private static final int MAX_LOGGED = 5;
     private static final short NORMAL = 1000;
     private static final Backoff BACKOFF = new Backoff(1000, 30_000);
+    /** Redirects followed in a row without a welcome that keeps the node, as the probe's uplink allows. */
+    private static final int MAX_REDIRECTS = 3;
 
     private enum State { NEW, CONNECTING, AWAITING_WELCOME, READY, BACKING_OFF, CLOSED }
 
@@ -55,16 +58,20 @@ final class LoadSender extends VerticleBase {
         WebSocket ws;
         int attempt;
         long timer = -1;
+        int targetIndex;
+        LoadTarget redirect;
+        int redirectsInRow;
 
-        Node(NodeTexts texts, long firstDue, int maxUnacked) {
+        Node(NodeTexts texts, long firstDue, int maxUnacked, int firstTarget) {
             this.texts = texts;
             this.due = firstDue;
             this.unacked = new UnackedFrames(maxUnacked);
+            this.targetIndex = firstTarget;
         }
     }
 
     private final LoadPlan plan;
-    private final LoadTarget target;
+    private final List<LoadTarget> targets;
     private final FrameTemplates templates;
     private final LongSupplier clock;
     private final long endMs;
@@ -93,11 +100,15 @@ final class LoadSender extends VerticleBase {
     private long maxLagMs;
     private long windowLagMs;
 
-    /** @param firstDueMs per node of {@code texts}, when it comes online and takes its first sample */
-    LoadSender(LoadPlan plan, LoadTarget target, FrameTemplates templates, List<NodeTexts> texts, long[] firstDueMs,
-               long startMs, LongSupplier clock, long seed) {
+    /**
+     * @param targets the gateways, tried in turn from a node's first one when a connection fails or drops
+     * @param firstDueMs per node of {@code texts}, when it comes online and takes its first sample
+     * @param firstTarget per node of {@code texts}, the index into {@code targets} it connects to first
+     */
+    LoadSender(LoadPlan plan, List<LoadTarget> targets, FrameTemplates templates, List<NodeTexts> texts,
+               long[] firstDueMs, int[] firstTarget, long startMs, LongSupplier clock, long seed) {
         this.plan = plan;
-        this.target = target;
+        this.targets = List.copyOf(targets);
         this.templates = templates;
         this.clock = clock;
         this.endMs = startMs + plan.durationMs();
@@ -105,7 +116,7 @@ final class LoadSender extends VerticleBase {
         this.valuesPerSample = templates.valuesPerSample();
         this.nodes = new Node[texts.size()];
         for (int i = 0; i < nodes.length; i++) {
-            nodes[i] = new Node(texts.get(i), firstDueMs[i], plan.maxUnacked());
+            nodes[i] = new Node(texts.get(i), firstDueMs[i], plan.maxUnacked(), firstTarget[i]);
         }
     }
 
@@ -114,8 +125,9 @@ final class LoadSender extends VerticleBase {
         threadId = Thread.currentThread().getId();
         WebSocketClientOptions options = new WebSocketClientOptions().setMaxConnections(nodes.length + 16)
                 .setConnectTimeout((int) WELCOME_TIMEOUT_MS);
-        if (target.ssl()) {
-            options.setSsl(true).setVerifyHost(true);
+        // each connection says whether it is TLS; a wss:// one checks the host
+        if (targets.stream().anyMatch(LoadTarget::ssl)) {
+            options.setSsl(targets.get(0).ssl()).setVerifyHost(true);
         }
         client = vertx.createWebSocketClient(options);
         if (nodes.length > 0) {
@@ -266,8 +278,13 @@ final class LoadSender extends VerticleBase {
 
     // ---- connection
 
+    private static LoadTarget target(Node n, List<LoadTarget> targets) {
+        return n.redirect != null ? n.redirect : targets.get(n.targetIndex);
+    }
+
     private void connect(Node n) {
         n.state = State.CONNECTING;
+        LoadTarget target = target(n, targets);
         WebSocketConnectOptions options = new WebSocketConnectOptions().setHost(target.host()).setPort(target.port())
                 .setURI(target.path()).setSsl(target.ssl());
         if (target.token() != null) {
@@ -303,7 +320,7 @@ final class LoadSender extends VerticleBase {
         n.timer = vertx.setTimer(WELCOME_TIMEOUT_MS, id -> {
             n.timer = -1;
             if (n.state == State.AWAITING_WELCOME && n.ws == ws) {
-                warn(n.texts.name() + ": no welcome from " + target.url() + " within " + WELCOME_TIMEOUT_MS + " ms");
+                warn(n.texts.name() + ": no welcome from " + target(n, targets).url() + " within " + WELCOME_TIMEOUT_MS + " ms");
                 ws.close(NORMAL, "no welcome");
             }
         });
@@ -321,17 +338,27 @@ final class LoadSender extends VerticleBase {
             return;
         }
         Short code = ws.closeStatusCode();
-        warn(n.texts.name() + ": connection closed by " + target.url() + (code == null ? "" : " (" + code
+        warn(n.texts.name() + ": connection closed by " + target(n, targets).url() + (code == null ? "" : " (" + code
                 + (ws.closeReason() == null ? "" : " " + ws.closeReason()) + ")"));
         retry(n);
     }
 
+    /**
+     * After a failure the node tries the next gateway of the list, unless the failed one was a redirect's target:
+     * then it asks the gateway that redirected again, which names the node's owner once the cluster knows.
+     */
     private void retry(Node n) {
         if (n.timer >= 0) {
             vertx.cancelTimer(n.timer);
         }
+        if (n.redirect != null) {
+            n.redirect = null;
+        } else {
+            n.targetIndex = (n.targetIndex + 1) % targets.size();
+        }
+        n.redirectsInRow = 0;
         n.state = State.BACKING_OFF;
-        n.timer = vertx.setTimer(BACKOFF.delayMs(n.attempt++, random.nextDouble()), id -> {
+        n.timer = vertx.setTimer(BACKOFF.delayMs(n.attempt++, targets.size(), random.nextDouble()), id -> {
             n.timer = -1;
             if (n.state == State.BACKING_OFF && !stopping) {
                 reconnects++;
@@ -383,13 +410,32 @@ final class LoadSender extends VerticleBase {
             vertx.cancelTimer(n.timer);
             n.timer = -1;
         }
+        if (w.redirect() != null) {
+            redirected(n, w.redirect());
+            return;
+        }
         n.state = State.READY;
         n.attempt = 0;
+        n.redirectsInRow = 0;
         connected++;
         acked(n, w.ackedSeq());
         n.writtenUpTo = w.ackedSeq();
         otherInterval(w.intervalMs());
         pump(n);
+    }
+
+    private void redirected(Node n, String url) {
+        WebSocket ws = n.ws;
+        n.ws = null;
+        ws.close(NORMAL, "redirected");
+        if (++n.redirectsInRow > MAX_REDIRECTS) {
+            warn(n.texts.name() + ": " + MAX_REDIRECTS + " redirects in a row, the last to " + url + "; backing off");
+            retry(n);
+            return;
+        }
+        // the codec let through only a ws:// or wss:// URL with a host
+        n.redirect = LoadTarget.parse(url, targets.get(0).token());
+        connect(n);
     }
 
     /** The bench offers the load it was asked for, whatever interval the gateway would like; said once. */

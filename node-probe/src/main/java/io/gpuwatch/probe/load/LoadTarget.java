@@ -12,23 +12,23 @@ public record LoadTarget(String host, int port, String path, boolean ssl, String
      * Reads {@code ws://host:port[/path]}, {@code wss://…}, or {@code http(s)://…} (taken as ws(s)); the path
      * defaults to {@value #PROBE_PATH} and the port to 9464.
      *
-     * @throws IllegalArgumentException naming what is wrong with the URL
+     * @throws IllegalArgumentException starting with the URL and saying what is wrong with it
      */
     public static LoadTarget parse(String url, String token) {
         URI uri;
         try {
             uri = new URI(url);
         } catch (URISyntaxException e) {
-            throw new IllegalArgumentException("--gateway: not a URL: " + url + " (" + e.getReason() + ")");
+            throw new IllegalArgumentException(url + ": not a URL (" + e.getReason() + ")");
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase();
         boolean ssl = switch (scheme) {
             case "ws", "http" -> false;
             case "wss", "https" -> true;
-            default -> throw new IllegalArgumentException("--gateway: expected ws://, wss://, http:// or https://, got " + url);
+            default -> throw new IllegalArgumentException(url + ": expected ws://, wss://, http:// or https://");
         };
         if (uri.getHost() == null) {
-            throw new IllegalArgumentException("--gateway: no host in " + url);
+            throw new IllegalArgumentException(url + ": no host");
         }
         String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() || uri.getRawPath().equals("/")
                 ? PROBE_PATH : uri.getRawPath();

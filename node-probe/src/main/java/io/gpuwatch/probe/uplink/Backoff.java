@@ -21,4 +21,13 @@ public record Backoff(long initialMs, long maxMs) {
         long capped = (long) Math.min(maxMs, base);
         return capped / 2 + Math.round(u * (capped - capped / 2));
     }
+
+    /**
+     * The wait before the next attempt among {@code gateways} alternatives tried in turn, after {@code attempt}
+     * failures in a row (from 0): the delay doubles per round through all of them rather than per gateway, so a
+     * live gateway late in the list is reached after a few short waits, not after the longest ones.
+     */
+    public long delayMs(int attempt, int gateways, double u) {
+        return delayMs(attempt / Math.max(1, gateways), u);
+    }
 }

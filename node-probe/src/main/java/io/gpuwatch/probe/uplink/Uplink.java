@@ -42,9 +42,10 @@ import java.util.random.RandomGenerator;
  * the frames after {@code welcome.ackedSeq} on each new connection, and reconnects with jittered exponential
  * back-off. Its buffer is bounded: when full it drops the oldest reading first and an event only when it holds
  * nothing else, then says so with a {@code probe_degraded} event after the next welcome.
- * With more than one gateway configured it tries them in turn when a connection fails or drops, and a welcome
- * that carries a {@code redirect} (a clustered gateway that does not own this node) sends it straight to the
- * gateway named there, at most {@value #MAX_REDIRECTS} times in a row before it backs off.
+ * With more than one gateway configured it tries them in turn when a connection fails or drops, the back-off
+ * doubling per round through the list, and a welcome that carries a {@code redirect} (a clustered gateway that
+ * does not own this node) sends it straight to the gateway named there, at most {@value #MAX_REDIRECTS} times in
+ * a row before it backs off.
  * All state lives on one Vert.x context; methods may be called from any thread and never block.
  */
 public final class Uplink {
@@ -60,8 +61,7 @@ public final class Uplink {
     private record Target(boolean ssl, String host, int port, String path) {
         static Target of(URI u) {
             boolean tls = "wss".equals(u.getScheme());
-            String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? UplinkConfig.PROBE_PATH : u.getRawPath();
-            return new Target(tls, u.getHost(), u.getPort() > 0 ? u.getPort() : tls ? 443 : 80, path);
+            return new Target(tls, u.getHost(), u.getPort() > 0 ? u.getPort() : tls ? 443 : 80, UplinkConfig.pathOf(u));
         }
 
         @Override
@@ -314,7 +314,7 @@ public final class Uplink {
         }
         redirectsInRow = 0;
         state = State.BACKING_OFF;
-        long delay = config.backoff().delayMs(attempt++, random.nextDouble());
+        long delay = config.backoff().delayMs(attempt++, targets.size(), random.nextDouble());
         timer = vertx.setTimer(delay, id -> {
             timer = -1;
             if (state == State.BACKING_OFF) {
@@ -393,6 +393,7 @@ public final class Uplink {
         }
         LOG.info(() -> node() + ": " + from + " redirects to " + url);
         disconnect(NORMAL, "redirected");
+        // the codec let through only a ws:// or wss:// URL with a host
         redirect = Target.of(URI.create(url));
         connect();
     }
@@ -528,9 +529,9 @@ public final class Uplink {
         return gateway;
     }
 
-    /** The first failure of a streak is worth a warning; the retries that follow are not. */
+    /** The first failure of a streak at each gateway is worth a warning; the retries that follow are not. */
     private void log(String message) {
-        if (attempt == 0) {
+        if (attempt < targets.size()) {
             LOG.warning(message);
         } else {
             LOG.fine(message);

@@ -1,6 +1,7 @@
 package io.gpuwatch.probe.uplink;
 
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.List;
 
 /**
@@ -25,11 +26,7 @@ public record UplinkConfig(String host, int port, boolean ssl, String trustPemPa
             throw new IllegalArgumentException("the uplink buffer needs room for at least one frame");
         }
         others = List.copyOf(others);
-        for (URI u : others) {
-            if (!("ws".equals(u.getScheme()) || "wss".equals(u.getScheme())) || u.getHost() == null) {
-                throw new IllegalArgumentException("gateway URL: expected ws://HOST:PORT or wss://HOST:PORT, got " + u);
-            }
-        }
+        others.forEach(UplinkConfig::check);
     }
 
     /** A single gateway. */
@@ -42,6 +39,58 @@ public record UplinkConfig(String host, int port, boolean ssl, String trustPemPa
     /** Plain WebSocket to {@code host:port}, 10,000 frames or 64 MiB of buffer, default back-off. */
     public static UplinkConfig of(String host, int port, String token) {
         return new UplinkConfig(host, port, false, null, PROBE_PATH, token, 10_000, 64L << 20, Backoff.DEFAULT, 10_000);
+    }
+
+    /**
+     * The gateways of one cluster, by their probe URLs: the first is the one connected to first, the others are
+     * failed over to in turn. A URL without a path means {@value #PROBE_PATH}, without a port 80 (ws) or 443 (wss).
+     *
+     * @param trustPemPath PEM certificate(s) for the {@code wss://} ones; null trusts the JVM's default store
+     * @throws IllegalArgumentException for an empty list, or naming the first URL that is not ws:// or wss://
+     */
+    public static UplinkConfig of(List<URI> gateways, String token, String trustPemPath) {
+        if (gateways.isEmpty()) {
+            throw new IllegalArgumentException("no gateway URL given");
+        }
+        gateways.forEach(UplinkConfig::check);
+        URI first = gateways.get(0);
+        boolean tls = "wss".equals(first.getScheme());
+        return new UplinkConfig(first.getHost(), first.getPort() > 0 ? first.getPort() : tls ? 443 : 80, tls,
+                trustPemPath, pathOf(first), token, 10_000, 64L << 20, Backoff.DEFAULT, 10_000,
+                gateways.subList(1, gateways.size()));
+    }
+
+    /**
+     * Reads a gateway's probe URL as a user wrote it.
+     *
+     * @throws IllegalArgumentException naming the text when it is no ws:// or wss:// URL with a host
+     */
+    public static URI probeUrl(String text) {
+        URI u;
+        try {
+            u = new URI(text);
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("gateway URL " + text + ": not a URL (" + e.getReason() + " at index "
+                    + e.getIndex() + ")");
+        }
+        check(u);
+        return u;
+    }
+
+    /** The endpoint path of a probe URL: its own, or {@value #PROBE_PATH} when it names none. */
+    static String pathOf(URI u) {
+        String path = u.getRawPath();
+        return path == null || path.isEmpty() || path.equals("/") ? PROBE_PATH : path;
+    }
+
+    /** @throws IllegalArgumentException naming the URL when it is no ws:// or wss:// URL with a host */
+    static void check(URI u) {
+        if (!("ws".equals(u.getScheme()) || "wss".equals(u.getScheme()))) {
+            throw new IllegalArgumentException("gateway URL " + u + ": expected ws://HOST:PORT or wss://HOST:PORT");
+        }
+        if (u.getHost() == null) {
+            throw new IllegalArgumentException("gateway URL " + u + ": no host (expected ws://HOST:PORT or wss://HOST:PORT)");
+        }
     }
 
     /** The same over TLS, trusting the given PEM certificates (or the JVM's when null). */

@@ -7,11 +7,13 @@ import io.gpuwatch.protocol.Event;
 import io.gpuwatch.protocol.Frame;
 import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.protocol.Sample;
+import io.gpuwatch.protocol.Welcome;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -33,13 +35,81 @@ class FleetLoadTest {
                 && h.node().equals(node)).toList();
     }
 
+    private static LoadTarget target(int port) {
+        return new LoadTarget("localhost", port, LoadTarget.PROBE_PATH, false, TestGateway.TOKEN);
+    }
+
+    /** The nodes that said hello to a gateway, in name order. */
+    private static List<String> nodesAt(TestGateway gw) {
+        return gw.connections.stream().filter(c -> !c.frames.isEmpty()).map(c -> ((Hello) c.frames.get(0)).node())
+                .distinct().sorted().toList();
+    }
+
+    private static List<String> names(LoadPlan plan, int... nodes) {
+        return Arrays.stream(nodes).mapToObj(plan::nodeName).sorted().toList();
+    }
+
+    @Test
+    void theNodesAreSpreadOverTheGatewaysAndThoseOfADeadOneFailOverToTheNext(Vertx vertx) throws Exception {
+        TestGateway a = new TestGateway(vertx);
+        TestGateway b = new TestGateway(vertx);
+        TestGateway gone = new TestGateway(vertx);
+        int pa = await(a.start());
+        int pb = await(b.start());
+        int dead = await(gone.start());
+        await(gone.close());
+        LoadPlan plan = new LoadPlan(6, 1, 100, 2500, "spread-", List.of(), 0, 1000, 200);
+        FleetLoad load = new FleetLoad(vertx, plan, List.of(target(pa), target(pb), target(dead)), 2,
+                System::currentTimeMillis, 5);
+        await(load.start());
+        await(Await.until(vertx, "every node streams", () -> nodesAt(a).size() + nodesAt(b).size() == 6
+                && a.connections.stream().allMatch(c -> c.frames.size() > 2)
+                && b.connections.stream().allMatch(c -> c.frames.size() > 2)));
+
+        // nodes 2 and 5 were given the dead gateway first and moved on to the first in the list
+        assertEquals(names(plan, 0, 2, 3, 5), nodesAt(a));
+        assertEquals(names(plan, 1, 4), nodesAt(b));
+        for (TestGateway gw : List.of(a, b)) {
+            for (TestGateway.Connection c : gw.connections) {
+                assertEquals(1L, c.seqs().get(0), ((Hello) c.frames.get(0)).node() + " sent from seq 1 on");
+            }
+        }
+        LoadStats stats = await(load.stats());
+        assertEquals(2, stats.reconnects(), "one back-off each for the two nodes of the dead gateway");
+        await(load.close());
+        await(a.close());
+        await(b.close());
+    }
+
+    @Test
+    void aRedirectingWelcomeSendsEachNodeToItsOwner(Vertx vertx) throws Exception {
+        TestGateway entry = new TestGateway(vertx);
+        TestGateway owner = new TestGateway(vertx);
+        int pe = await(entry.start());
+        int po = await(owner.start());
+        entry.answer = (h, n) -> new Welcome(Frame.VERSION, "s", 0, 100,
+                "ws://localhost:" + po + LoadTarget.PROBE_PATH);
+        LoadPlan plan = new LoadPlan(3, 1, 100, 2000, "redirected-", List.of(), 0, 1000, 200);
+        FleetLoad load = new FleetLoad(vertx, plan, List.of(target(pe)), 1, System::currentTimeMillis, 5);
+        await(load.start());
+        await(Await.until(vertx, "every node streams to the owner", () -> nodesAt(owner).size() == 3
+                && owner.connections.stream().allMatch(c -> c.frames.size() > 2)));
+
+        assertEquals(names(plan, 0, 1, 2), nodesAt(entry));
+        assertTrue(entry.connections.stream().allMatch(c -> c.seqs().isEmpty()), "nothing but hellos at the entry");
+        assertEquals(3, owner.connections.size(), "one connection per node");
+        assertEquals(0, await(load.stats()).reconnects(), "a redirect is no failure");
+        await(load.close());
+        await(entry.close());
+        await(owner.close());
+    }
+
     @Test
     void everyNodeStreamsValidFramesInSeqOrderAndReplaysWhatTheGatewayLostAfterADrop(Vertx vertx) throws Exception {
         TestGateway gw = new TestGateway(vertx);
         int port = await(gw.start());
         LoadPlan plan = new LoadPlan(3, 2, 100, 3000, "load-", List.of(400L), 4, 1000, 300);
-        FleetLoad load = new FleetLoad(vertx, plan, new LoadTarget("localhost", port, LoadTarget.PROBE_PATH, false,
-                TestGateway.TOKEN), 2, System::currentTimeMillis, 5);
+        FleetLoad load = new FleetLoad(vertx, plan, List.of(target(port)), 2, System::currentTimeMillis, 5);
         await(load.start());
 
         String dropped = plan.nodeName(0);

@@ -44,6 +44,20 @@ class BackoffTest {
     }
 
     @Test
+    void amongSeveralGatewaysTheDelayDoublesPerRoundThroughTheList() {
+        for (int attempt = 0; attempt < 3; attempt++) {
+            assertEquals(200, backoff.delayMs(attempt, 3, 0.999_999_9), "first round, attempt " + attempt);
+        }
+        for (int attempt = 3; attempt < 6; attempt++) {
+            assertEquals(400, backoff.delayMs(attempt, 3, 0.999_999_9), "second round, attempt " + attempt);
+        }
+        assertEquals(10_000, backoff.delayMs(300, 3, 0.999_999_9));
+        for (int attempt = 0; attempt < 8; attempt++) {
+            assertEquals(backoff.delayMs(attempt, 0.5), backoff.delayMs(attempt, 1, 0.5), "one gateway: as before");
+        }
+    }
+
+    @Test
     void nonsenseSettingsAreRefused() {
         assertThrows(IllegalArgumentException.class, () -> new Backoff(0, 10));
         assertThrows(IllegalArgumentException.class, () -> new Backoff(500, 100));

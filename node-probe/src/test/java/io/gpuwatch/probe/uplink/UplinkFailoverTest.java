@@ -125,11 +125,88 @@ class UplinkFailoverTest {
         }));
     }
 
+    /** A port nothing listens on any more. */
+    private static Future<Integer> deadPort(Vertx vertx) {
+        TestGateway gone = new TestGateway(vertx);
+        return gone.start().compose(port -> gone.close().map(port));
+    }
+
     @Test
-    void aGatewayListEntryThatIsNoProbeUrlIsRefused() {
-        UplinkConfig base = UplinkConfig.of("localhost", 9464, "t");
+    void withTheFirstGatewaysDownTheProbeTriesTheListInTurnUntilOneWelcomesIt(Vertx vertx, VertxTestContext ctx) {
+        TestGateway live = new TestGateway(vertx);
+        Future.all(deadPort(vertx), deadPort(vertx), live.start()).onComplete(ctx.succeeding(ports -> {
+            List<URI> gateways = List.of(URI.create(url(ports.resultAt(0))), URI.create(url(ports.resultAt(1))),
+                    URI.create(url(ports.resultAt(2))));
+            Uplink up = uplink(vertx, UplinkConfig.of(gateways, TestGateway.TOKEN, null).withBackoff(new Backoff(10, 40)));
+            up.send(xid(79));
+            up.start();
+            up.send(xid(74));
+            Await.until(vertx, "both events acked by the third gateway", () -> up.stats().ackedSeq() == 2)
+                    .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+                        assertEquals(1, live.connections.size());
+                        assertEquals(List.of(1L, 2L), live.connections.get(0).seqs());
+                        assertEquals(url(ports.resultAt(2)), up.gateway());
+                        assertEquals(2, up.stats().reconnects(), "one back-off after each dead gateway");
+                        up.close().onComplete(ctx.succeedingThenComplete());
+                    })));
+        }));
+    }
+
+    @Test
+    void whenTheOwnerARedirectLedToDiesTheRedirectingGatewayIsAskedAgainAndTheNewOwnerGetsTheReplay(
+            Vertx vertx, VertxTestContext ctx) {
+        TestGateway entry = new TestGateway(vertx);
+        TestGateway owner = new TestGateway(vertx);
+        TestGateway heir = new TestGateway(vertx);
+        Future.all(entry.start(), owner.start(), heir.start()).onComplete(ctx.succeeding(ports -> {
+            String ownerUrl = url(ports.resultAt(1));
+            String heirUrl = url(ports.resultAt(2));
+            // the cluster's view: the owner until it is gone, then the heir
+            entry.answer = (h, n) -> new Welcome(Frame.VERSION, "s", 0, 1000, n == 0 ? ownerUrl : heirUrl);
+            Uplink up = uplink(vertx, UplinkConfig.of(List.of(URI.create(url(ports.resultAt(0)))), TestGateway.TOKEN,
+                    null).withBackoff(new Backoff(10, 40)));
+            up.start();
+            up.send(xid(79));
+            Await.until(vertx, "the first event acked by the owner", () -> up.stats().ackedSeq() == 1)
+                    .compose(v -> {
+                        owner.ackEvents = false;
+                        up.send(xid(74));
+                        return Await.until(vertx, "the second event at the owner",
+                                () -> owner.connections.get(0).frames.size() >= 3);
+                    })
+                    .compose(v -> owner.close().compose(x -> owner.connections.get(0).ws.close()))
+                    .compose(v -> Await.until(vertx, "the replay at the heir",
+                            () -> !heir.connections.isEmpty() && up.stats().ackedSeq() == 2))
+                    .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+                        assertEquals(2, entry.connections.size(), "asked the entry gateway again");
+                        assertEquals(List.of(2L), heir.connections.get(0).seqs(), "the unacked event, not the acked one");
+                        assertEquals(heirUrl, up.gateway());
+                        up.close().onComplete(ctx.succeedingThenComplete());
+                    })));
+        }));
+    }
+
+    @Test
+    void aGatewayListMakesTheFirstThePrimaryAndTheRestItsFailovers() {
+        UplinkConfig c = UplinkConfig.of(List.of(URI.create("wss://g1.example"), URI.create("ws://g2:9464/"),
+                URI.create("ws://g3:9464/custom/probe")), "t", "/etc/ca.pem");
+        assertEquals("g1.example", c.host());
+        assertEquals(443, c.port());
+        assertTrue(c.ssl());
+        assertEquals(UplinkConfig.PROBE_PATH, c.path());
+        assertEquals("/etc/ca.pem", c.trustPemPath());
+        assertEquals(List.of(URI.create("ws://g2:9464/"), URI.create("ws://g3:9464/custom/probe")), c.others());
+        assertEquals(80, UplinkConfig.of(List.of(URI.create("ws://g2")), "t", null).port());
+    }
+
+    @Test
+    void aGatewayListEntryThatIsNoProbeUrlIsRefusedByName() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> base.withOthers(List.of(URI.create("http://g2:9464"))));
-        assertEquals("gateway URL: expected ws://HOST:PORT or wss://HOST:PORT, got http://g2:9464", e.getMessage());
+                () -> UplinkConfig.of(List.of(URI.create("ws://g1:9464"), URI.create("http://g2:9464")), "t", null));
+        assertEquals("gateway URL http://g2:9464: expected ws://HOST:PORT or wss://HOST:PORT", e.getMessage());
+        UplinkConfig base = UplinkConfig.of("localhost", 9464, "t");
+        e = assertThrows(IllegalArgumentException.class, () -> base.withOthers(List.of(URI.create("ws:///v1/probe"))));
+        assertEquals("gateway URL ws:///v1/probe: no host (expected ws://HOST:PORT or wss://HOST:PORT)", e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> UplinkConfig.of(List.of(), "t", null));
     }
 }
