@@ -7,6 +7,8 @@
 #
 #   bench/side-by-side/run.sh 256 2048 16384          # from the repository root; sizes in GPUs (8 per node)
 #   WARMUP=90 WINDOW=300 TRIALS=8 bench/side-by-side/run.sh 2048   # the yardstick's own warm-up and window
+#   WARMUP=60 WINDOW=60 LATE_AT=1740 bench/side-by-side/run.sh 16384  # minute 1-2 and again minute 30-31 (LATE_AT
+#                                                                      # seconds after the warm-up), same length
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 here="$root/bench/side-by-side"
@@ -17,6 +19,7 @@ out="${OUT:-/tmp/gpuwatch-side-by-side}"
 warmup="${WARMUP:-90}"
 window="${WINDOW:-300}"
 trials="${TRIALS:-8}"
+late_at="${LATE_AT:-}"
 heap="${HEAP:-2g}"
 gport="${GATEWAY_PORT:-19464}"
 rport="${RECEIVER_PORT:-19596}"
@@ -36,6 +39,7 @@ for gpus in "$@"; do
   dir="$out/gpus-$gpus"; rm -rf "$dir"; mkdir -p "$dir"; dirs+=("$dir")
   connect=$(( nodes / 200 + 3 ))
   duration=$(( connect + warmup + window + 5 ))
+  [ -z "$late_at" ] || duration=$(( connect + warmup + late_at + window + 5 ))
   maxrt=$(( duration + 120 ))
   echo "== $gpus GPUs ($nodes nodes): connect ${connect}s, warm-up ${warmup}s, window ${window}s" >&2
 
@@ -61,6 +65,13 @@ for gpus in "$@"; do
   metrics > "$dir/metrics-start.txt"
   python3 "$bin/procstat.py" --pid "gpuwatch=$gw" --window "$window" --interval 5 --out "$dir/procstat.json" > /dev/null
   metrics > "$dir/metrics-end.txt"
+  if [ -n "$late_at" ]; then
+    # the same window again once the windows have filled: the cost must not grow with the data held
+    sleep $(( late_at - window ))
+    metrics > "$dir/metrics-late-start.txt"
+    python3 "$bin/procstat.py" --pid "gpuwatch=$gw" --window "$window" --interval 5 --out "$dir/procstat-late.json" > /dev/null
+    metrics > "$dir/metrics-late-end.txt"
+  fi
   wait "$fleet" || echo "bench fleet exited non-zero (see $dir/fleet.log)" >&2
   sleep 5
   stop
@@ -72,4 +83,4 @@ for gpus in "$@"; do
 done
 
 python3 "$here/summarize.py" --anchor "$anchor" \
-    --command "WARMUP=$warmup WINDOW=$window TRIALS=$trials bench/side-by-side/run.sh GPUS" "${dirs[@]}" | tee "$out/side-by-side.md"
+    --command "WARMUP=$warmup WINDOW=$window TRIALS=$trials${late_at:+ LATE_AT=$late_at} bench/side-by-side/run.sh GPUS" "${dirs[@]}" | tee "$out/side-by-side.md"

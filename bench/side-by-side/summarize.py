@@ -23,12 +23,26 @@ def metric(path, name):
     return 0.0
 
 
+def window_samples(d, start, end):
+    m0, m1 = os.path.join(d, start), os.path.join(d, end)
+    return (metric(m1, "gpuwatch_ingest_card_readings_total") - metric(m0, "gpuwatch_ingest_card_readings_total")) * CARD_METRICS
+
+
+def late(d):
+    """CPU-s per 1M samples in the LATE_AT window, or '–' when the run had none."""
+    stat = load(os.path.join(d, "procstat-late.json"))
+    if not stat:
+        return "–"
+    samples = window_samples(d, "metrics-late-start.txt", "metrics-late-end.txt")
+    return "%.2f" % (stat["procs"]["gpuwatch"]["cpu_s"] / (samples / 1e6)) if samples else "no samples"
+
+
 def row(d, anchor, command):
     gpus = int(os.path.basename(d.rstrip("/")).split("-")[1])
     stat = load(os.path.join(d, "procstat.json"))
     ps = stat["procs"]["gpuwatch"]
+    samples = window_samples(d, "metrics-start.txt", "metrics-end.txt")
     m0, m1 = os.path.join(d, "metrics-start.txt"), os.path.join(d, "metrics-end.txt")
-    samples = (metric(m1, "gpuwatch_ingest_card_readings_total") - metric(m0, "gpuwatch_ingest_card_readings_total")) * CARD_METRICS
     shed = metric(m1, "gpuwatch_ingest_shed_samples_total") - metric(m0, "gpuwatch_ingest_shed_samples_total")
     disabled = metric(m1, "gpuwatch_rules_disabled")
     cpu_per_m = ps["cpu_s"] / (samples / 1e6) if samples else float("nan")
@@ -47,15 +61,16 @@ def row(d, anchor, command):
     ratio = lambda a, b: "%.1f×" % (a / b) if a and b else "–"  # noqa: E731
     xid = "%s / %s ms (%d of %d)" % (f(l.get("median") and l["median"] * 1000, "%.0f"), f(l.get("max") and l["max"] * 1000, "%.0f"),
                                      l.get("n", 0), len(fleet.get("xids", []))) if l else "–"
-    return ("| %d | %.0f | %s | %.2f | %s | %s | %.1f | %s | %s | %s | %s | `%s` |" % (
-        gpus, samples / stat["wall_s"], f(prom_cpu, "%.2f"), cpu_per_m, ratio(prom_cpu, cpu_per_m),
+    return ("| %d | %.0f | %s | %.2f | %s | %s | %s | %.1f | %s | %s | %s | %s | `%s` |" % (
+        gpus, samples / stat["wall_s"], f(prom_cpu, "%.2f"), cpu_per_m, late(d), ratio(prom_cpu, cpu_per_m),
         f(prom_rss and prom_rss / 1024, "%.0f"), rss_per_gpu / 1024, ratio(prom_rss, rss_per_gpu), xid,
         behind, "%d" % disabled, command))
 
 
-HEADER = ("| GPUs | gpuwatch samples/s | Prometheus CPU-s / 1M samples | gpuwatch CPU-s / 1M samples | ratio "
+HEADER = ("| GPUs | gpuwatch samples/s | Prometheus CPU-s / 1M samples | gpuwatch CPU-s / 1M samples "
+          "| the same in the LATE_AT window | ratio "
           "| Prometheus RSS KiB / GPU | gpuwatch RSS KiB / GPU | ratio | gpuwatch XID → webhook median / max "
-          "| gpuwatch fell behind | rules disabled | command |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| gpuwatch fell behind | rules disabled | command |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__)

@@ -13,6 +13,7 @@ import io.gpuwatch.gateway.digest.Digests;
 import io.gpuwatch.gateway.ingest.IngestConfig;
 import io.gpuwatch.gateway.ingest.ProbeEndpoint;
 import io.gpuwatch.gateway.reload.RuleFiles;
+import io.gpuwatch.gateway.warm.WarmUp;
 import io.gpuwatch.rules.RuleSet;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.client.WebClient;
@@ -29,6 +30,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
 
 /**
  * {@code gpuwatch gateway}: takes probe connections, evaluates rules and sends notifications. The rules reload
@@ -40,6 +42,8 @@ import java.util.concurrent.TimeUnit;
                 + "console and any webhooks). Rules reload when their files change, "
                 + "on SIGHUP (not on Windows) and on POST /-/reload; a load with errors keeps the running rules.")
 final class GatewayCommand implements Callable<Integer> {
+    private static final Logger LOG = Logger.getLogger(GatewayCommand.class.getName());
+
     @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "0.0.0.0:9464",
             description = "where probes and HTTP clients connect (default: ${DEFAULT-VALUE})")
     String listen;
@@ -101,6 +105,11 @@ final class GatewayCommand implements Callable<Integer> {
             description = "the probe URL redirected probes are sent to (default: ws://CLUSTER-HOST:PORT/v1/probe); "
                     + "with --cluster")
     String advertiseUrl;
+
+    @Option(names = "--no-warm-up",
+            description = "skip the synthetic incident run through a scratch gateway at start, which makes the "
+                    + "first real page as fast as the later ones")
+    boolean noWarmUp;
 
     @Mixin
     Receivers receivers;
@@ -212,6 +221,9 @@ final class GatewayCommand implements Callable<Integer> {
         if (joined != null) {
             gateway.clustered(joined);
         }
+        if (!noWarmUp) {
+            warmUp(vertx, err);
+        }
         try {
             vertx.deployVerticle(gateway).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
@@ -270,6 +282,21 @@ final class GatewayCommand implements Callable<Integer> {
             Signal.handle(new Signal("HUP"), s -> gateway.reloader().ifPresent(r -> r.reload("SIGHUP")));
         } catch (IllegalArgumentException e) {
             err.println("no SIGHUP on this platform: reload the rules with POST /-/reload or by saving a rule file");
+            err.flush();
+        }
+    }
+
+    /**
+     * Runs the warm-up incident before the gateway takes probes; a warm-up that fails costs only the first page's
+     * speed, so it is reported and the gateway starts all the same.
+     */
+    private static void warmUp(Vertx vertx, PrintWriter err) {
+        try {
+            Duration took = WarmUp.run(vertx, Duration.ofSeconds(10)).toCompletionStage().toCompletableFuture()
+                    .get(15, TimeUnit.SECONDS);
+            LOG.info("warm-up: a synthetic XID paged through a scratch pipeline in " + took.toMillis() + " ms");
+        } catch (Exception e) {
+            err.println("gateway: warm-up did not complete (" + rootMessage(e) + "); the first page may be slower");
             err.flush();
         }
     }

@@ -2,6 +2,9 @@ package io.gpuwatch.probe.load;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -16,6 +19,8 @@ import java.util.function.LongSupplier;
  * each card uuid arrived, so a load run can tell how long its XIDs took to page. Takes POSTs on any path.
  */
 public final class PageReceiver {
+    private static final String WARM_UP = "X-Gpuwatch-Warm-Up";
+    private static final String WARM_UP_UUID = "gpuwatch-warm-up";
     private final Vertx vertx;
     private final LongSupplier clock;
     private final Map<String, Long> firstFiring = new ConcurrentHashMap<>();
@@ -28,11 +33,20 @@ public final class PageReceiver {
         this.clock = clock;
     }
 
-    /** Listens on {@code host:port} (0: any free port) and gives the port bound. */
+    /**
+     * Listens on {@code host:port} (0: any free port) and gives the port bound, once one warm-up POST to itself
+     * has gone through, so the first real page is not timed with this receiver's own cold start.
+     */
     public Future<Integer> listen(String host, int port) {
         server = vertx.createHttpServer().requestHandler(req -> req.body().onComplete(ar -> {
             long at = clock.getAsLong();
             if (ar.failed()) {
+                return;
+            }
+            if (req.getHeader(WARM_UP) != null) {
+                take(ar.result().toString(), at);
+                firstFiring.remove(WARM_UP_UUID);
+                req.response().setStatusCode(200).end();
                 return;
             }
             posts.incrementAndGet();
@@ -43,7 +57,18 @@ public final class PageReceiver {
                 req.response().setStatusCode(400).end("expected Alertmanager webhook JSON with an 'alerts' array\n");
             }
         }));
-        return server.listen(port, host).map(HttpServer::actualPort);
+        return server.listen(port, host).compose(bound -> warmUp(host, bound.actualPort()));
+    }
+
+    private Future<Integer> warmUp(String host, int port) {
+        HttpClient client = vertx.createHttpClient();
+        String body = new JsonObject().put("status", "firing").put("alerts", new JsonArray().add(new JsonObject()
+                .put("status", "firing").put("labels", new JsonObject().put("uuid", WARM_UP_UUID)))).encode();
+        return client.request(HttpMethod.POST, port, host, "/warm-up")
+                .compose(req -> req.putHeader(WARM_UP, "1").send(body))
+                .compose(HttpClientResponse::body)
+                // a warm-up that fails only leaves the first page timed cold; the receiver works all the same
+                .transform(ar -> client.close().transform(c -> Future.succeededFuture(port)));
     }
 
     /** Epoch ms the first firing alert labelled with this uuid arrived, or null. */
