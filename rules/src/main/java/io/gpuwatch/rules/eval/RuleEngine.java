@@ -44,6 +44,9 @@ public final class RuleEngine {
     private final Map<String, Penalty> penalties = new HashMap<>();
     /** Until when (nano clock) overruns never strike: the JIT compiles the rules just loaded. */
     private long graceUntil;
+    private final Pauses pauses;
+    /** Overruns excused because the process was paused (a collection) for most of them. */
+    private long pausedOverruns;
     private long overrunCount;
     private long disablements;
 
@@ -65,6 +68,8 @@ public final class RuleEngine {
         long heldUntil = Long.MIN_VALUE;
         long activeSince;
         long falseSince = -1;
+        /** When (nano clock) the alert last became pending, to tell whether its rule was disabled since. */
+        long pendingSinceNanos;
         /** What the latest transition said, so an alert can still be resolved once its rule is gone. */
         Transition last;
 
@@ -109,14 +114,26 @@ public final class RuleEngine {
         long cameBack;
     }
 
-    /** An engine with the {@link EvalBudget#DEFAULT} budget, timed by {@link System#nanoTime()}. */
+    /**
+     * An engine with the {@link EvalBudget#DEFAULT} budget, timed by {@link System#nanoTime()}, that does not
+     * charge a rule for the JVM's garbage-collection pauses.
+     */
     public RuleEngine(RuleSet set) {
-        this(set, EvalBudget.DEFAULT, System::nanoTime);
+        this(set, EvalBudget.DEFAULT, System::nanoTime, Pauses.jvm(System::nanoTime));
     }
 
-    /** An engine timing each rule evaluation with {@code nanoClock} against {@code budget}. */
+    /** An engine timing each rule evaluation with {@code nanoClock} against {@code budget}; nothing pauses. */
     public RuleEngine(RuleSet set, EvalBudget budget, LongSupplier nanoClock) {
+        this(set, budget, nanoClock, Pauses.NONE);
+    }
+
+    /**
+     * An engine timing each rule evaluation with {@code nanoClock} against {@code budget}, less the time
+     * {@code pauses} says the process stood still during it.
+     */
+    public RuleEngine(RuleSet set, EvalBudget budget, LongSupplier nanoClock, Pauses pauses) {
         this.set = set;
+        this.pauses = pauses;
         this.budget = budget;
         this.budgetNanos = budget.perEvaluation().toNanos();
         this.nanoClock = nanoClock;
@@ -143,7 +160,7 @@ public final class RuleEngine {
                 continue;
             }
             long started = nanoClock.getAsLong();
-            step(rule, instanceKey, view, slots, now, sink);
+            step(rule, instanceKey, view, slots, now, started, sink);
             long took = nanoClock.getAsLong() - started;
             if (took > budgetNanos) {
                 overran(rule, instanceKey, started, took);
@@ -152,7 +169,7 @@ public final class RuleEngine {
     }
 
     private void step(Rule rule, String instanceKey, ScopeView view, Map<String, Slot> slots, long now,
-                      Consumer<Transition> sink) {
+                      long startedNanos, Consumer<Transition> sink) {
         Slot slot = slots.get(rule.name());
         // a rule with consecutive() counts every evaluation, so its instances keep a slot while not holding
         if (slot == null && rule.streaks() > 0) {
@@ -188,8 +205,20 @@ public final class RuleEngine {
         if (!holds && now < slot.heldUntil && slot.state == AlertState.FIRING) {
             holds = true;
         }
+        if (slot.state == AlertState.PENDING && !penalties.isEmpty()) {
+            Penalty p = penalties.get(rule.name());
+            // the rule saw nothing while it was disabled: its `for` counts again from now, or a pending alert
+            // would fire on its first evaluation back, as if its condition had held all along
+            if (p != null && slot.pendingSinceNanos - p.cameBack < 0) {
+                slot.activeSince = now;
+                slot.pendingSinceNanos = startedNanos;
+            }
+        }
         AlertState from = slot.state;
         AlertState to = slot.step(holds, now, rule.forMs(), rule.keepFiringForMs());
+        if (to == AlertState.PENDING && from != AlertState.PENDING) {
+            slot.pendingSinceNanos = startedNanos;
+        }
         if (to != from) {
             slot.last = transition(rule, instanceKey, view, slot, from, to, now);
             sink.accept(slot.last);
@@ -216,6 +245,10 @@ public final class RuleEngine {
     private void overran(Rule rule, String instanceKey, long at, long took) {
         overrunCount++;
         if (at - graceUntil < 0) {
+            return;
+        }
+        if (took - pauses.pausedNanos(at, at + took) <= budgetNanos) {
+            pausedOverruns++;
             return;
         }
         Deque<Long> times = overruns.computeIfAbsent(rule.name(), k -> new ArrayDeque<>());
@@ -380,6 +413,11 @@ public final class RuleEngine {
     /** How many evaluations took longer than the budget since the engine started, those in the grace included. */
     public long overruns() {
         return overrunCount;
+    }
+
+    /** Overruns within the budget once the process's pauses (garbage collections) during them are taken off. */
+    public long pausedOverruns() {
+        return pausedOverruns;
     }
 
     /** How many times a rule was disabled since the engine started; a rule disabled twice counts twice. */

@@ -168,6 +168,64 @@ class TimeBudgetTest {
     }
 
     @Test
+    void anOverrunMostlySpentInACollectionPauseIsNotTheRules() {
+        // every slow evaluation takes 120 ms, of which the process stood still for 100 (a young collection)
+        RuleEngine paused = new RuleEngine(set, EvalBudget.of(Duration.ofMillis(50)), nanos::get,
+                (from, to) -> Math.min(to - from, 100_000_000L));
+        slowBy.set(120_000_000L);
+        evaluate(paused, 0);
+        evaluate(paused, 1000);
+        assertTrue(paused.disabled().isEmpty(), "20 ms of its own is within the budget");
+        assertEquals(2, paused.pausedOverruns());
+        assertEquals(2, paused.overruns(), "still counted as overruns");
+
+        RuleEngine stalled = new RuleEngine(set, EvalBudget.of(Duration.ofMillis(50)), nanos::get,
+                (from, to) -> 10_000_000L);
+        evaluate(stalled, 0);
+        assertEquals(List.of("slow"), stalled.disabled().stream().map(DisabledRule::rule).toList(),
+                "110 ms of its own is the rule's");
+    }
+
+    @Test
+    void theJvmsPausesAreReadWithoutFailingAndNeverExceedTheInterval() {
+        Pauses jvm = Pauses.jvm(System::nanoTime);
+        System.gc();
+        long now = System.nanoTime();
+        long paused = jvm.pausedNanos(now - 60_000_000_000L, now);
+        assertTrue(paused >= 0 && paused <= 60_000_000_000L, "paused " + paused);
+        assertEquals(0, jvm.pausedNanos(now - 2_000_000_000_000L, now - 1_999_000_000_000L),
+                "nothing paused long before this JVM started");
+    }
+
+    @Test
+    void aPendingAlertCountsItsForAgainFromTheRulesReturn() {
+        RuleSet withFor = load("group: g\nlayer: device\nseverity: page\nrules:\n"
+                + "  - name: slow\n    when: task != 'batch' && allocated\n    for: 1m\n");
+        FakeScope scope = FakeScope.card(withFor, "n1", "GPU-1").allocated(true).labelHook(k -> {
+            if (k.equals("task")) {
+                nanos.addAndGet(slowBy.get());
+            }
+            return null;
+        });
+        RuleEngine engine = new RuleEngine(withFor, EvalBudget.of(Duration.ofMillis(10)), nanos::get);
+        engine.evaluate(ScopeKind.CARD, KEY, scope.at(0), out::add);
+        slowBy.set(20_000_000L);
+        engine.evaluate(ScopeKind.CARD, KEY, scope.at(1_000), out::add);
+        DisabledRule d = engine.disabled().get(0);
+        slowBy.set(0);
+
+        nanos.set(d.retryAtNanos());
+        engine.evaluate(ScopeKind.CARD, KEY, scope.at(400_000), out::add);
+        assertEquals(AlertState.PENDING, engine.state("slow", KEY),
+                "400 s after it became pending, but the rule was away for most of them");
+        engine.evaluate(ScopeKind.CARD, KEY, scope.at(459_000), out::add);
+        assertEquals(AlertState.PENDING, engine.state("slow", KEY));
+        engine.evaluate(ScopeKind.CARD, KEY, scope.at(460_000), out::add);
+        assertEquals(List.of("slow INACTIVE->PENDING at 0", "slow PENDING->FIRING at 460000"), transitions(),
+                "it fires a minute after it came back, its condition holding all that minute");
+    }
+
+    @Test
     void theBackoffDoublesUpToItsCapAndStartsOverAfterALongCleanRun() {
         RuleEngine engine = new RuleEngine(set, EvalBudget.of(Duration.ofMillis(10)), nanos::get);
         slowBy.set(20_000_000L);
