@@ -28,6 +28,7 @@ public final class CardState implements ScopeView {
     private List<ProcessInfo> processes = List.of();
     private long lastSampleAt;
     private long now;
+    private long windowsAt = Long.MIN_VALUE;
 
     CardState(NodeState node, String uuid, CardInfo info, EventLog events) {
         this.node = node;
@@ -82,6 +83,8 @@ public final class CardState implements ScopeView {
         this.windows = nextWindows;
         this.derived = new double[nextWindows.length];
         this.seriesView = nextWindows.clone();
+        // new windows have not been moved to the card's instant yet
+        windowsAt = Long.MIN_VALUE;
     }
 
     /** Appends one reading: raw series first, then the series derived from them at the same instant. */
@@ -113,7 +116,12 @@ public final class CardState implements ScopeView {
 
     /** Sets the evaluation time every window function is relative to. */
     public CardState at(long nowMs) {
+        // a tick reaches a card through its node, itself, its task and its business: the windows move once
+        if (nowMs == now && windowsAt == nowMs) {
+            return this;
+        }
         this.now = nowMs;
+        this.windowsAt = nowMs;
         for (MetricWindow w : windows) {
             w.at(nowMs);
         }
