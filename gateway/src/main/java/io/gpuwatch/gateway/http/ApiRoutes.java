@@ -1,6 +1,7 @@
 package io.gpuwatch.gateway.http;
 
 import io.gpuwatch.gateway.Gateway;
+import io.gpuwatch.gateway.ingest.DecisionLatency;
 import io.gpuwatch.gateway.ingest.IngestCounters;
 import io.gpuwatch.gateway.ledger.Alert;
 import io.gpuwatch.gateway.reload.ReloadStatus;
@@ -459,6 +460,7 @@ public final class ApiRoutes {
         counter(b, "gpuwatch_ingest_shed_samples_total", "samples shed: over a connection's rate, or with the gateway's backlog full", c.shedSamples.get());
         counter(b, "gpuwatch_ingest_shed_backlog_total", "of the shed samples, those shed with the gateway's backlog full", c.shedBacklog.get());
         gauge(b, "gpuwatch_ingest_queued_samples", "samples taken and waiting for evaluation", gateway.probes().queuedSamples());
+        decisions(b, gateway.probes().sampleLatency(), gateway.probes().eventLatency());
         counter(b, "gpuwatch_rule_evaluations_total", "scope evaluations run", gateway.evaluator().evaluations());
         counter(b, "gpuwatch_notifications_sent_total", "notifications delivered to a receiver", gateway.dispatcher().sent());
         counter(b, "gpuwatch_notifications_failed_total", "notifications a receiver failed to deliver", gateway.dispatcher().failed());
@@ -473,9 +475,33 @@ public final class ApiRoutes {
                 gateway.evaluator().engine().disablements());
         counter(b, "gpuwatch_rule_overruns_total", "rule evaluations over the time budget, start-up grace included",
                 gateway.evaluator().engine().overruns());
+        counter(b, "gpuwatch_rule_overruns_paused_total", "of those, overruns forgiven as mostly a garbage-collection pause",
+                gateway.evaluator().engine().pausedOverruns());
         counter(b, "gpuwatch_rule_reload_failures_total", "rule reloads refused for errors, the old rules kept",
                 gateway.reloader().map(RuleReloader::failures).orElse(0L));
         ctx.response().putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8").end(b.toString());
+    }
+
+    /** The read-to-decided histogram, one series per frame type, in Prometheus's histogram form. */
+    private static void decisions(StringBuilder b, DecisionLatency samples, DecisionLatency events) {
+        String name = "gpuwatch_decision_seconds";
+        b.append("# HELP ").append(name).append(" from reading a frame to the end of the evaluation of its rules "
+                + "(for samples, the wait behind other samples included)\n");
+        b.append("# TYPE ").append(name).append(" histogram\n");
+        decisions(b, name, "sample", samples);
+        decisions(b, name, "event", events);
+    }
+
+    private static void decisions(StringBuilder b, String name, String frame, DecisionLatency h) {
+        String label = "{frame=\"" + frame + "\"";
+        for (int i = 0; i < DecisionLatency.BOUNDS.length; i++) {
+            b.append(name).append("_bucket").append(label).append(",le=\"").append(DecisionLatency.BOUNDS[i])
+                    .append("\"} ").append(h.atMost(i)).append('\n');
+        }
+        long count = h.count();
+        b.append(name).append("_bucket").append(label).append(",le=\"+Inf\"} ").append(count).append('\n');
+        b.append(name).append("_sum").append(label).append("} ").append(h.sumSeconds()).append('\n');
+        b.append(name).append("_count").append(label).append("} ").append(count).append('\n');
     }
 
     private static void counter(StringBuilder b, String name, String help, long value) {

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
 
@@ -34,6 +35,9 @@ public final class ProbeEndpoint {
     private final FrameCodec codec;
     private final SeqBook seqs = new SeqBook();
     private final IngestCounters counters = new IngestCounters();
+    private final DecisionLatency sampleLatency = new DecisionLatency();
+    private final DecisionLatency eventLatency = new DecisionLatency();
+    private final LongSupplier nanos;
     /** Samples a gateway holds before shedding: about a second of 50,000 cards' frames (8 cards each). */
     static final int MAX_QUEUED_SAMPLES = 8_192;
     /** Samples handed to the sink per event-loop task. */
@@ -44,9 +48,17 @@ public final class ProbeEndpoint {
     private Function<String, Optional<String>> owners = node -> Optional.empty();
     private Function<String, Future<Void>> takeOver = node -> Future.succeededFuture();
 
+    /** An endpoint timing its decisions on {@link System#nanoTime()}. */
     public ProbeEndpoint(Vertx vertx, IngestConfig config, Supplier<TokenFile> tokens, FrameSink sink,
                          InstantSource clock) {
+        this(vertx, config, tokens, sink, clock, System::nanoTime);
+    }
+
+    /** @param nanos the monotonic clock the time from reading a frame to deciding on it is measured on */
+    public ProbeEndpoint(Vertx vertx, IngestConfig config, Supplier<TokenFile> tokens, FrameSink sink,
+                         InstantSource clock, LongSupplier nanos) {
         this.vertx = vertx;
+        this.nanos = nanos;
         this.config = config;
         this.tokens = tokens;
         this.sink = sink;
@@ -54,11 +66,21 @@ public final class ProbeEndpoint {
         this.codec = new FrameCodec(new FrameLimits(config.maxFrameBytes(), config.maxCardsPerNode(),
                 FrameLimits.DEFAULTS.maxProcessesPerCard(), FrameLimits.DEFAULTS.maxStringChars()));
         this.queue = new SampleQueue(MAX_QUEUED_SAMPLES, SAMPLES_PER_SLICE, task -> vertx.runOnContext(v -> task.run()),
-                sink, counters);
+                sink, counters, nanos, sampleLatency);
     }
 
     public IngestCounters counters() {
         return counters;
+    }
+
+    /** From reading a sample to the end of its evaluation, its wait behind other samples included. */
+    public DecisionLatency sampleLatency() {
+        return sampleLatency;
+    }
+
+    /** From reading an event to the end of its evaluation (events never wait behind samples). */
+    public DecisionLatency eventLatency() {
+        return eventLatency;
     }
 
     /** Samples taken and waiting for the sink; near {@value #MAX_QUEUED_SAMPLES} the gateway is shedding. */
@@ -118,6 +140,10 @@ public final class ProbeEndpoint {
 
     long now() {
         return clock.millis();
+    }
+
+    long nanos() {
+        return nanos.getAsLong();
     }
 
     FrameCodec codec() {

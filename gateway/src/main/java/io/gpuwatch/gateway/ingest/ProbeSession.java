@@ -65,6 +65,7 @@ final class ProbeSession {
             return;
         }
         endpoint.counters().frames.incrementAndGet();
+        long readAt = endpoint.nanos();
         if (node != null && endpoint.queue().full()) {
             long seq = SampleQueue.sampleSeq(text);
             if (seq > 0) {
@@ -88,9 +89,9 @@ final class ProbeSession {
             return;
         }
         if (frame instanceof Sample s) {
-            sample(s);
+            sample(s, readAt);
         } else if (frame instanceof Event e) {
-            event(e);
+            event(e, readAt);
         } else if (frame instanceof Welcome || frame instanceof Ack || frame instanceof ErrorFrame
                 || frame instanceof ConfigFrame) {
             refuseGatewayFrame(frame);
@@ -144,7 +145,7 @@ final class ProbeSession {
         write(new Welcome(Frame.VERSION, UUID.randomUUID().toString(), acked, endpoint.config().intervalMs()));
     }
 
-    private void sample(Sample s) {
+    private void sample(Sample s, long readAt) {
         if (!endpoint.seqs().take(node, s.seq())) {
             duplicate(s.seq());
             return;
@@ -159,7 +160,7 @@ final class ProbeSession {
             return;
         }
         // events skip the queue: they go to the sink the moment they are read
-        if (!endpoint.queue().offer(node, s)) {
+        if (!endpoint.queue().offer(node, s, readAt)) {
             shed(now, s.seq(), "the gateway is behind: samples are being dropped; events are still taken");
         }
     }
@@ -187,7 +188,7 @@ final class ProbeSession {
         }
     }
 
-    private void event(Event e) {
+    private void event(Event e, long readAt) {
         if (!endpoint.seqs().take(node, e.seq())) {
             duplicate(e.seq());
             write(new Ack(e.seq()));
@@ -195,6 +196,7 @@ final class ProbeSession {
         }
         endpoint.counters().events.incrementAndGet();
         endpoint.sink().frame(node, e);
+        endpoint.eventLatency().record(endpoint.nanos() - readAt);
         unackedSeq = -1;
         write(new Ack(e.seq()));
     }

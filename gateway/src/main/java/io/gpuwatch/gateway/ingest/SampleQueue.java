@@ -4,6 +4,7 @@ import io.gpuwatch.protocol.Sample;
 
 import java.util.ArrayDeque;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * Samples taken from probes and not yet handed to the sink. They are handed over a slice at a time, each slice a
@@ -12,7 +13,7 @@ import java.util.function.Consumer;
  * counted: a fleet-wide burst costs samples, never memory or events.
  */
 final class SampleQueue {
-    private record Pending(String node, Sample sample) {
+    private record Pending(String node, Sample sample, long readAtNanos) {
     }
 
     private final int capacity;
@@ -20,11 +21,17 @@ final class SampleQueue {
     private final Consumer<Runnable> schedule;
     private final FrameSink sink;
     private final IngestCounters counters;
+    private final LongSupplier nanos;
+    private final DecisionLatency latency;
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private boolean scheduled;
 
-    /** @param schedule runs a task later on the owning event loop */
-    SampleQueue(int capacity, int slice, Consumer<Runnable> schedule, FrameSink sink, IngestCounters counters) {
+    /**
+     * @param schedule runs a task later on the owning event loop
+     * @param nanos the clock {@code latency} is measured on, the one {@link #offer}'s read time comes from
+     */
+    SampleQueue(int capacity, int slice, Consumer<Runnable> schedule, FrameSink sink, IngestCounters counters,
+                LongSupplier nanos, DecisionLatency latency) {
         if (capacity < 1 || slice < 1) {
             throw new IllegalArgumentException("capacity and slice must be positive, got " + capacity + ", " + slice);
         }
@@ -33,16 +40,21 @@ final class SampleQueue {
         this.schedule = schedule;
         this.sink = sink;
         this.counters = counters;
+        this.nanos = nanos;
+        this.latency = latency;
     }
 
-    /** Queues a sample for the sink; false, and counted as shed, when the queue is full. */
-    boolean offer(String node, Sample sample) {
+    /**
+     * Queues a sample for the sink, read off the socket at {@code readAtNanos}; false, and counted as shed, when
+     * the queue is full.
+     */
+    boolean offer(String node, Sample sample, long readAtNanos) {
         if (pending.size() >= capacity) {
             counters.shedSamples.incrementAndGet();
             counters.shedBacklog.incrementAndGet();
             return false;
         }
-        pending.add(new Pending(node, sample));
+        pending.add(new Pending(node, sample, readAtNanos));
         counters.samples.incrementAndGet();
         counters.cardReadings.addAndGet(sample.cards().size());
         if (!scheduled) {
@@ -100,6 +112,7 @@ final class SampleQueue {
             for (int i = 0; i < slice && !pending.isEmpty(); i++) {
                 Pending p = pending.poll();
                 sink.frame(p.node(), p.sample());
+                latency.record(nanos.getAsLong() - p.readAtNanos());
             }
         } finally {
             if (!pending.isEmpty()) {

@@ -19,6 +19,8 @@ class SampleQueueTest {
     private final Queue<Runnable> loop = new ArrayDeque<>();
     private final List<Long> handed = new ArrayList<>();
     private final IngestCounters counters = new IngestCounters();
+    private final DecisionLatency latency = new DecisionLatency();
+    private long nanos;
     private final FrameSink sink = new FrameSink() {
         @Override
         public void hello(Hello hello) {
@@ -44,9 +46,9 @@ class SampleQueueTest {
 
     @Test
     void aBacklogIsHandedOverOneSliceAtATimeInOrder() {
-        SampleQueue q = new SampleQueue(100, 4, loop::add, sink, counters);
+        SampleQueue q = new SampleQueue(100, 4, loop::add, sink, counters, () -> nanos, latency);
         for (long seq = 1; seq <= 10; seq++) {
-            assertTrue(q.offer("n1", sample(seq)));
+            assertTrue(q.offer("n1", sample(seq), 0));
         }
         assertEquals(1, loop.size(), "one task, however many samples wait");
         assertTrue(handed.isEmpty(), "nothing is evaluated while the frame is read");
@@ -67,22 +69,49 @@ class SampleQueueTest {
 
     @Test
     void aFullQueueShedsNewSamplesAndCountsThem() {
-        SampleQueue q = new SampleQueue(3, 2, loop::add, sink, counters);
+        SampleQueue q = new SampleQueue(3, 2, loop::add, sink, counters, () -> nanos, latency);
         for (long seq = 1; seq <= 3; seq++) {
-            assertTrue(q.offer("n1", sample(seq)));
+            assertTrue(q.offer("n1", sample(seq), 0));
         }
-        assertFalse(q.offer("n1", sample(4)));
-        assertFalse(q.offer("n2", sample(5)));
+        assertFalse(q.offer("n1", sample(4), 0));
+        assertFalse(q.offer("n2", sample(5), 0));
         assertEquals(2, counters.shedSamples.get());
         assertEquals(2, counters.shedBacklog.get());
         assertEquals(3, counters.samples.get(), "shed samples are not counted as taken");
 
         loop.poll().run();
-        assertTrue(q.offer("n1", sample(6)), "room again once a slice has gone through");
+        assertTrue(q.offer("n1", sample(6), 0), "room again once a slice has gone through");
         while (!loop.isEmpty()) {
             loop.poll().run();
         }
         assertEquals(List.of(1L, 2L, 3L, 6L), handed);
+    }
+
+    @Test
+    void theDecisionTimeOfASampleIncludesItsWaitInTheQueue() {
+        SampleQueue q = new SampleQueue(100, 1, loop::add, sink, counters, () -> nanos, latency);
+        q.offer("n1", sample(1), 0);
+        q.offer("n1", sample(2), 0);
+        nanos = 3_000_000;
+        loop.poll().run();
+        // the second waited behind the first for another turn of the loop
+        nanos = 30_000_000;
+        loop.poll().run();
+
+        assertEquals(2, latency.count());
+        assertEquals(1, latency.atMost(index(0.005)), "the first was decided within 5 ms");
+        assertEquals(1, latency.atMost(index(0.025)), "the second took longer than 25 ms");
+        assertEquals(2, latency.atMost(index(0.05)));
+        assertEquals(0.033, latency.sumSeconds(), 1e-9);
+    }
+
+    private static int index(double bound) {
+        for (int i = 0; i < DecisionLatency.BOUNDS.length; i++) {
+            if (DecisionLatency.BOUNDS[i] == bound) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("no bucket bound " + bound);
     }
 
     @Test
