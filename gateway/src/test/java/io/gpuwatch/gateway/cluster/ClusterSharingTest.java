@@ -1,5 +1,6 @@
 package io.gpuwatch.gateway.cluster;
 
+import io.gpuwatch.gateway.delivery.RecordingReceiver;
 import io.gpuwatch.gateway.ack.Acknowledgements;
 import io.gpuwatch.gateway.delivery.Dispatcher;
 import io.gpuwatch.gateway.match.Matcher;
@@ -10,7 +11,6 @@ import io.gpuwatch.gateway.store.Acknowledgement;
 import io.gpuwatch.gateway.store.AsyncStore;
 import io.gpuwatch.gateway.store.Backoff;
 import io.gpuwatch.notify.Notification;
-import io.gpuwatch.notify.Receiver;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -31,7 +31,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -60,25 +59,14 @@ class ClusterSharingTest {
         final Context context;
         final Dispatcher dispatcher;
         final Acknowledgements acks = new Acknowledgements();
-        final List<List<Notification>> sent = new CopyOnWriteArrayList<>();
+        final RecordingReceiver hook = new RecordingReceiver("hook");
+        final List<List<Notification>> sent = hook.batches();
         final BlockingQueue<Boolean> taken = new LinkedBlockingQueue<>();
         AsyncStore store;
 
         Member(Cluster cluster) {
             this.cluster = cluster;
             this.context = cluster.vertx().getOrCreateContext();
-            Receiver hook = new Receiver() {
-                @Override
-                public String name() {
-                    return "hook";
-                }
-
-                @Override
-                public Future<Void> send(List<Notification> batch) {
-                    sent.add(batch);
-                    return Future.succeededFuture();
-                }
-            };
             this.dispatcher = Dispatcher.broadcast(List.of(hook), clock);
         }
 

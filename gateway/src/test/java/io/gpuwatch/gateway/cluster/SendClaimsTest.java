@@ -1,9 +1,9 @@
 package io.gpuwatch.gateway.cluster;
 
+import io.gpuwatch.gateway.delivery.RecordingReceiver;
 import io.gpuwatch.gateway.delivery.Delivery;
 import io.gpuwatch.gateway.group.Flush;
 import io.gpuwatch.notify.Notification;
-import io.gpuwatch.notify.Receiver;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.shareddata.AsyncMap;
@@ -15,7 +15,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,19 +31,8 @@ class SendClaimsTest {
 
     private SendClaims claims;
     private AsyncMap<String, String> alertMap;
-    private final List<List<Notification>> sent = new CopyOnWriteArrayList<>();
-    private final Receiver hook = new Receiver() {
-        @Override
-        public String name() {
-            return "hook";
-        }
-
-        @Override
-        public Future<Void> send(List<Notification> batch) {
-            sent.add(batch);
-            return Future.succeededFuture();
-        }
-    };
+    private final RecordingReceiver hook = new RecordingReceiver("hook");
+    private final List<List<Notification>> sent = hook.batches();
 
     @BeforeEach
     void maps(Vertx vertx) throws Exception {

@@ -1,5 +1,6 @@
 package io.gpuwatch.gateway.http;
 
+import io.gpuwatch.gateway.delivery.RecordingReceiver;
 import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.ingest.IngestConfig;
@@ -91,17 +92,7 @@ class ApiRoutesTest {
                       receiver: chat
                 """, null);
         assertTrue(routing.ok(), routing.diagnostics().toString());
-        Receiver chat = new Receiver() {
-            @Override
-            public String name() {
-                return "chat";
-            }
-
-            @Override
-            public Future<Void> send(List<Notification> batch) {
-                return Future.succeededFuture();
-            }
-        };
+        Receiver chat = new RecordingReceiver("chat");
         // a tick an hour apart keeps the test the only one touching the ledger and groups
         gateway = new Gateway(new GatewayConfig("127.0.0.1", 0, IngestConfig.DEFAULTS, 3_600_000, "http://localhost"),
                 rules.ruleSet(), RuleFiles.none(), () -> null, List.of(pager, chat), routing.config(),

@@ -1,12 +1,12 @@
 package io.gpuwatch.gateway.http;
 
+import io.gpuwatch.gateway.delivery.RecordingReceiver;
 import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.ingest.IngestConfig;
 import io.gpuwatch.gateway.reload.RuleFiles;
 import io.gpuwatch.notify.Notification;
-import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
 import io.vertx.core.Future;
@@ -30,7 +30,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -55,7 +54,8 @@ class DurableApiTest {
     Path dir;
 
     private final AtomicLong now = new AtomicLong(T0);
-    private final List<Notification> delivered = new CopyOnWriteArrayList<>();
+    private final RecordingReceiver capture = new RecordingReceiver("capture");
+    private final List<Notification> delivered = capture.notifications();
     private final BlockingQueue<JsonObject> fromGateway = new LinkedBlockingQueue<>();
     private RuleSet rules;
     private WebClient web;
@@ -82,18 +82,6 @@ class DurableApiTest {
     }
 
     private Gateway start(Vertx vertx) throws Exception {
-        Receiver capture = new Receiver() {
-            @Override
-            public String name() {
-                return "capture";
-            }
-
-            @Override
-            public Future<Void> send(List<Notification> batch) {
-                delivered.addAll(batch);
-                return Future.succeededFuture();
-            }
-        };
         TokenFile tokens = TokenFile.of(List.of(TokenFile.entry(TOKEN, "node-*")));
         Gateway g = new Gateway(new GatewayConfig("127.0.0.1", 0, FAST_ACKS, 3_600_000, "http://localhost")
                 .withDataDir(dir.resolve("data")), rules, RuleFiles.none(), () -> tokens, List.of(capture),

@@ -1,5 +1,6 @@
 package io.gpuwatch.gateway.http;
 
+import io.gpuwatch.gateway.delivery.RecordingReceiver;
 import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.ack.PagerHook;
@@ -8,7 +9,6 @@ import io.gpuwatch.gateway.ledger.PersistentLedger;
 import io.gpuwatch.gateway.reload.RuleFiles;
 import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.route.RoutingLoad;
-import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.receiver.pagerduty.PagerDutyConfig;
 import io.gpuwatch.notify.receiver.pagerduty.PagerDutyReceiver;
@@ -112,17 +112,7 @@ class PagerWebhooksTest {
                 Secret.of("R0UTINGKEY0000000000000000000000", "test"), PagerDutyConfig.DEFAULT_SUMMARY,
                 PagerDutyConfig.DEFAULT_SOURCE, PagerDutyConfig.DEFAULT_SEVERITIES, 5_000, 1, 1, 1);
         Receiver oncall = PagerDutyReceiver.create(vertx, web, "oncall", pd);
-        Receiver ops = new Receiver() {
-            @Override
-            public String name() {
-                return "ops";
-            }
-
-            @Override
-            public Future<Void> send(List<Notification> batch) {
-                return Future.succeededFuture();
-            }
-        };
+        Receiver ops = new RecordingReceiver("ops");
         Gateway g = new Gateway(config, rules, RuleFiles.none(), () -> null, List.of(oncall, ops), routing,
                 () -> Instant.ofEpochMilli(T0))
                 .pagerHooks(List.of(new PagerHook("oncall", PagerHook.Service.PAGERDUTY, Secret.of(PD_SECRET, "test")),

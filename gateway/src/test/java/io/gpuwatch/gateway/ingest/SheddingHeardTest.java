@@ -1,13 +1,12 @@
 package io.gpuwatch.gateway.ingest;
 
+import io.gpuwatch.gateway.delivery.RecordingReceiver;
 import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.notify.Notification;
-import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
@@ -26,7 +25,6 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -45,24 +43,13 @@ class SheddingHeardTest {
     private static final long T0 = 1_764_700_000_000L;
 
     private final AtomicLong now = new AtomicLong(T0);
-    private final BlockingQueue<Notification> sent = new LinkedBlockingQueue<>();
     private Gateway gateway;
     /** Held for the whole test: Vert.x 5 closes a client, and its connections, once it is unreachable. */
     private WebSocketClient probes;
 
     /** Every notification the gateway sends, in order. */
-    private final Receiver capture = new Receiver() {
-        @Override
-        public String name() {
-            return "capture";
-        }
-
-        @Override
-        public Future<Void> send(List<Notification> batch) {
-            sent.addAll(batch);
-            return Future.succeededFuture();
-        }
-    };
+    private final RecordingReceiver capture = new RecordingReceiver("capture");
+    private final BlockingQueue<Notification> sent = capture.arrivals();
 
     @BeforeEach
     void start(Vertx vertx, VertxTestContext ctx) throws Exception {

@@ -1,11 +1,11 @@
 package io.gpuwatch.gateway.reload;
 
+import io.gpuwatch.gateway.delivery.RecordingReceiver;
 import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.ingest.IngestConfig;
 import io.gpuwatch.notify.Notification;
-import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
 import io.vertx.core.Future;
@@ -22,7 +22,6 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -64,19 +63,8 @@ final class LiveGateway {
         RuleLoad load = RuleSet.load(List.of(dir));
         assertTrue(load.ok(), load.diagnostics()::toString);
         AtomicLong now = new AtomicLong(T0);
-        List<Notification> sent = new CopyOnWriteArrayList<>();
-        Receiver capture = new Receiver() {
-            @Override
-            public String name() {
-                return "capture";
-            }
-
-            @Override
-            public Future<Void> send(List<Notification> batch) {
-                sent.addAll(batch);
-                return Future.succeededFuture();
-            }
-        };
+        RecordingReceiver capture = new RecordingReceiver("capture");
+        List<Notification> sent = capture.notifications();
         TokenFile tokens = TokenFile.of(List.of(TokenFile.entry(TOKEN, "node-*")));
         InstantSource clock = () -> Instant.ofEpochMilli(now.get());
         Gateway g = new Gateway(new GatewayConfig("127.0.0.1", 0, FAST_ACKS, 1000, "http://localhost"),
