@@ -21,6 +21,7 @@ window="${WINDOW:-300}"
 trials="${TRIALS:-8}"
 late_at="${LATE_AT:-}"
 heap="${HEAP:-2g}"
+gateway_opts="${GATEWAY_OPTS:-}"   # more JVM options for the gateway, e.g. -Dio.netty.allocator.type=pooled
 gport="${GATEWAY_PORT:-19464}"
 rport="${RECEIVER_PORT:-19596}"
 [ $# -gt 0 ] || { echo "usage: $0 GPUS [GPUS...]   (e.g. 256 2048 16384 50000)" >&2; exit 2; }
@@ -47,7 +48,7 @@ for gpus in "$@"; do
       > "$dir/receiver.log" 2>&1 &
   pids+=($!)
   java -jar "$jar" token new --node 'bench-*' --file "$dir/bench.tokens" | head -1 > "$dir/bench.token"
-  timeout "$maxrt" java -Xmx"$heap" -Dgpuwatch.home="$root" -jar "$jar" gateway --listen "127.0.0.1:$gport" \
+  timeout "$maxrt" java -Xmx"$heap" $gateway_opts -Dgpuwatch.home="$root" -jar "$jar" gateway --listen "127.0.0.1:$gport" \
       --tokens "$dir/bench.tokens" --rules "$here/rules" --no-console \
       --webhook "http://127.0.0.1:$rport/gpuwatch" > "$dir/gateway.log" 2>&1 &
   pids+=($!)

@@ -23,6 +23,33 @@ def metric(path, name):
     return 0.0
 
 
+def buckets(path, frame):
+    """The gpuwatch_decision_seconds buckets of one frame type: [(upper bound, cumulative count)]."""
+    out = []
+    prefix = 'gpuwatch_decision_seconds_bucket{frame="%s",le="' % frame
+    with open(path) as f:
+        for line in f:
+            if line.startswith(prefix):
+                le = line[len(prefix):].split('"')[0]
+                out.append((float("inf") if le == "+Inf" else float(le), float(line.split()[-1])))
+    return out
+
+
+def decision_p99(d, frame="sample"):
+    """p99 of read-to-decided over the window, as the upper bound of the bucket holding it ('≤ X ms')."""
+    b0 = dict(buckets(os.path.join(d, "metrics-start.txt"), frame))
+    b1 = buckets(os.path.join(d, "metrics-end.txt"), frame)
+    if not b1:
+        return "–"
+    total = b1[-1][1] - b0.get(b1[-1][0], 0)
+    if total <= 0:
+        return "none"
+    for le, n in b1:
+        if n - b0.get(le, 0) >= 0.99 * total:
+            return "≤ %g ms" % (le * 1000) if le != float("inf") else "> 10 s"
+    return "–"
+
+
 def window_samples(d, start, end):
     m0, m1 = os.path.join(d, start), os.path.join(d, end)
     return (metric(m1, "gpuwatch_ingest_card_readings_total") - metric(m0, "gpuwatch_ingest_card_readings_total")) * CARD_METRICS
@@ -61,16 +88,18 @@ def row(d, anchor, command):
     ratio = lambda a, b: "%.1f×" % (a / b) if a and b else "–"  # noqa: E731
     xid = "%s / %s ms (%d of %d)" % (f(l.get("median") and l["median"] * 1000, "%.0f"), f(l.get("max") and l["max"] * 1000, "%.0f"),
                                      l.get("n", 0), len(fleet.get("xids", []))) if l else "–"
-    return ("| %d | %.0f | %s | %.2f | %s | %s | %s | %.1f | %s | %s | %s | %s | `%s` |" % (
+    return ("| %d | %.0f | %s | %.2f | %s | %s | %s | %.1f | %s | %s | %s | %s | %s | `%s` |" % (
         gpus, samples / stat["wall_s"], f(prom_cpu, "%.2f"), cpu_per_m, late(d), ratio(prom_cpu, cpu_per_m),
         f(prom_rss and prom_rss / 1024, "%.0f"), rss_per_gpu / 1024, ratio(prom_rss, rss_per_gpu), xid,
+        decision_p99(d),
         behind, "%d" % disabled, command))
 
 
 HEADER = ("| GPUs | gpuwatch samples/s | Prometheus CPU-s / 1M samples | gpuwatch CPU-s / 1M samples "
           "| the same in the LATE_AT window | ratio "
           "| Prometheus RSS KiB / GPU | gpuwatch RSS KiB / GPU | ratio | gpuwatch XID → webhook median / max "
-          "| gpuwatch fell behind | rules disabled | command |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| sample read → decided, p99 "
+          "| gpuwatch fell behind | rules disabled | command |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__)
