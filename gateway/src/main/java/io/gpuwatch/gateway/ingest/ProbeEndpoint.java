@@ -6,12 +6,14 @@ import io.gpuwatch.protocol.codec.FrameLimits;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.ServerWebSocketHandshake;
+import io.vertx.core.internal.ContextInternal;
 
 import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.LongSupplier;
@@ -40,8 +42,11 @@ public final class ProbeEndpoint {
     private final LongSupplier nanos;
     /** Samples a gateway holds before shedding: about a second of 50,000 cards' frames (8 cards each). */
     static final int MAX_QUEUED_SAMPLES = 8_192;
-    /** Samples handed to the sink per event-loop task. */
-    static final int SAMPLES_PER_SLICE = 32;
+    /**
+     * How long the event loop evaluates queued samples before it reads its sockets again: what an event read
+     * behind a backlog waits at most, besides the reads themselves.
+     */
+    static final long SAMPLE_TURN_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     private final Map<String, ProbeSession> byNode = new HashMap<>();
     private final SampleQueue queue;
@@ -65,8 +70,18 @@ public final class ProbeEndpoint {
         this.clock = clock;
         this.codec = new FrameCodec(new FrameLimits(config.maxFrameBytes(), config.maxCardsPerNode(),
                 FrameLimits.DEFAULTS.maxProcessesPerCard(), FrameLimits.DEFAULTS.maxStringChars()));
-        this.queue = new SampleQueue(MAX_QUEUED_SAMPLES, SAMPLES_PER_SLICE, task -> vertx.runOnContext(v -> task.run()),
-                sink, counters, nanos, sampleLatency);
+        this.queue = new SampleQueue(MAX_QUEUED_SAMPLES, SAMPLE_TURN_NANOS, task -> vertx.runOnContext(v -> task.run()),
+                ProbeEndpoint::afterReads, sink, counters, nanos, sampleLatency);
+    }
+
+    /**
+     * Runs a task on the current context after its event loop's next socket reads. Netty moves due timers to its
+     * task queue only between reading and running tasks, so a timer of no delay set by a task waits for the next
+     * reads, where a task queued by a task runs straight after it.
+     */
+    private static void afterReads(Runnable task) {
+        ContextInternal context = (ContextInternal) Vertx.currentContext();
+        context.nettyEventLoop().schedule(() -> context.dispatch(task), 0, TimeUnit.NANOSECONDS);
     }
 
     public IngestCounters counters() {

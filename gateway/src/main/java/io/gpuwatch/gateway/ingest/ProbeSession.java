@@ -22,6 +22,8 @@ final class ProbeSession {
     private static final Logger LOG = Logger.getLogger(ProbeSession.class.getName());
     private static final short POLICY_VIOLATION = 1008;
     private static final short TOO_BIG = 1009;
+    /** At most this many hello timeouts pass before a connection whose hello is still being admitted is closed. */
+    static final int HELLO_PATIENCE = 3;
 
     private final ProbeEndpoint endpoint;
     private final ServerWebSocket ws;
@@ -49,10 +51,27 @@ final class ProbeSession {
         ws.binaryMessageHandler(this::onBinary);
         ws.exceptionHandler(e -> LOG.fine(() -> where() + ": " + e.getMessage()));
         ws.closeHandler(v -> onClose());
-        helloTimer = endpoint.vertx().setTimer(endpoint.config().helloTimeoutMs(), id -> {
-            if (node == null) {
-                fail("hello_timeout", null, "no hello within " + endpoint.config().helloTimeoutMs() + " ms", POLICY_VIOLATION);
+        awaitHello(0);
+    }
+
+    /**
+     * Closes a connection that has not said hello within the timeout; a hello that came and is being admitted
+     * (a cluster takeover under way) is not late, and is given up to {@value #HELLO_PATIENCE} timeouts in all.
+     */
+    private void awaitHello(long waited) {
+        long timeout = endpoint.config().helloTimeoutMs();
+        helloTimer = endpoint.vertx().setTimer(timeout, id -> {
+            helloTimer = -1;
+            if (node != null || closing) {
+                return;
             }
+            long total = waited + timeout;
+            if (admitting && total < HELLO_PATIENCE * timeout) {
+                awaitHello(total);
+                return;
+            }
+            fail("hello_timeout", null, admitting ? "hello not admitted within " + total + " ms"
+                    : "no hello within " + timeout + " ms", POLICY_VIOLATION);
         });
     }
 

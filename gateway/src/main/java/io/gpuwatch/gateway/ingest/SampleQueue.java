@@ -7,18 +7,20 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
- * Samples taken from probes and not yet handed to the sink. They are handed over a slice at a time, each slice a
- * task of its own on the event loop, so that socket reads, timers and events (which never wait here) run between
- * slices instead of behind a whole backlog. When {@code capacity} samples are waiting, new ones are shed and
- * counted: a fleet-wide burst costs samples, never memory or events.
+ * Samples taken from probes and not yet handed to the sink. They are handed over for at most a turn's time, and
+ * what is left waits until the event loop has read its sockets again: a loop that runs queued tasks back to back
+ * reads nothing until the whole backlog is evaluated, and an XID read behind seconds of samples pages seconds late.
+ * When {@code capacity} samples are waiting, new ones are shed and counted: a fleet-wide burst costs samples,
+ * never memory or events.
  */
 final class SampleQueue {
     private record Pending(String node, Sample sample, long readAtNanos) {
     }
 
     private final int capacity;
-    private final int slice;
+    private final long turnNanos;
     private final Consumer<Runnable> schedule;
+    private final Consumer<Runnable> afterReads;
     private final FrameSink sink;
     private final IngestCounters counters;
     private final LongSupplier nanos;
@@ -27,17 +29,21 @@ final class SampleQueue {
     private boolean scheduled;
 
     /**
+     * @param turnNanos how long one task hands samples over (at least one) before the loop reads again
      * @param schedule runs a task later on the owning event loop
+     * @param afterReads runs a task on the owning event loop once it has next read its sockets and run its timers
      * @param nanos the clock {@code latency} is measured on, the one {@link #offer}'s read time comes from
      */
-    SampleQueue(int capacity, int slice, Consumer<Runnable> schedule, FrameSink sink, IngestCounters counters,
-                LongSupplier nanos, DecisionLatency latency) {
-        if (capacity < 1 || slice < 1) {
-            throw new IllegalArgumentException("capacity and slice must be positive, got " + capacity + ", " + slice);
+    SampleQueue(int capacity, long turnNanos, Consumer<Runnable> schedule, Consumer<Runnable> afterReads, FrameSink sink,
+                IngestCounters counters, LongSupplier nanos, DecisionLatency latency) {
+        if (capacity < 1 || turnNanos < 0) {
+            throw new IllegalArgumentException("capacity must be positive and the turn not negative, got " + capacity
+                    + ", " + turnNanos + " ns");
         }
         this.capacity = capacity;
-        this.slice = slice;
+        this.turnNanos = turnNanos;
         this.schedule = schedule;
+        this.afterReads = afterReads;
         this.sink = sink;
         this.counters = counters;
         this.nanos = nanos;
@@ -108,16 +114,21 @@ final class SampleQueue {
 
     private void drain() {
         scheduled = false;
+        long until = nanos.getAsLong() + turnNanos;
         try {
-            for (int i = 0; i < slice && !pending.isEmpty(); i++) {
-                Pending p = pending.poll();
+            Pending p;
+            while ((p = pending.poll()) != null) {
                 sink.frame(p.node(), p.sample());
-                latency.record(nanos.getAsLong() - p.readAtNanos());
+                long done = nanos.getAsLong();
+                latency.record(done - p.readAtNanos());
+                if (done >= until) {
+                    break;
+                }
             }
         } finally {
             if (!pending.isEmpty()) {
                 scheduled = true;
-                schedule.accept(this::drain);
+                afterReads.accept(this::drain);
             }
         }
     }
