@@ -8,7 +8,14 @@ import java.util.Map;
  * A new bootId starts the node's stream afresh.
  */
 final class SeqBook {
-    private record Stream(String bootId, long lastSeq) {
+    /** Updated in place: a new entry per frame would be a reference from this long-lived map to a young object. */
+    private static final class Stream {
+        final String bootId;
+        long lastSeq;
+
+        Stream(String bootId) {
+            this.bootId = bootId;
+        }
     }
 
     private final Map<String, Stream> streams = new HashMap<>();
@@ -16,20 +23,20 @@ final class SeqBook {
     /** The last seq taken from this node+boot (0 when none), resetting the stream on a new boot. */
     long open(String node, String bootId) {
         Stream s = streams.get(node);
-        if (s == null || !s.bootId().equals(bootId)) {
-            streams.put(node, new Stream(bootId, 0));
+        if (s == null || !s.bootId.equals(bootId)) {
+            streams.put(node, new Stream(bootId));
             return 0;
         }
-        return s.lastSeq();
+        return s.lastSeq;
     }
 
     /** True when the seq is new for the node's current boot, and records it as taken. */
     boolean take(String node, long seq) {
         Stream s = streams.get(node);
-        if (s == null || seq <= s.lastSeq()) {
+        if (s == null || seq <= s.lastSeq) {
             return false;
         }
-        streams.put(node, new Stream(s.bootId(), seq));
+        s.lastSeq = seq;
         return true;
     }
 }

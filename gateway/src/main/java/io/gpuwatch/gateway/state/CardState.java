@@ -29,6 +29,7 @@ public final class CardState implements ScopeView {
     private long lastSampleAt;
     private long now;
     private long windowsAt = Long.MIN_VALUE;
+    private boolean dropped;
 
     CardState(NodeState node, String uuid, CardInfo info, EventLog events) {
         this.node = node;
@@ -58,6 +59,16 @@ public final class CardState implements ScopeView {
 
     public long lastSampleAt() {
         return lastSampleAt;
+    }
+
+    /** Its node's hello no longer lists it: the tasks it belonged to let it go at their next pruning. */
+    void dropped() {
+        dropped = true;
+    }
+
+    /** True once its node has dropped it. */
+    boolean isDropped() {
+        return dropped;
     }
 
     void info(CardInfo info) {
@@ -90,7 +101,10 @@ public final class CardState implements ScopeView {
     /** Appends one reading: raw series first, then the series derived from them at the same instant. */
     void append(long ts, CardReading reading) {
         lastSampleAt = ts;
-        processes = reading.processes();
+        // the same attribution keeps the list held: a new one per sample is garbage the old card would pin
+        if (!reading.processes().equals(processes)) {
+            processes = reading.processes();
+        }
         for (int i = 0; i < windows.length; i++) {
             SeriesSpec spec = specs.get(i);
             if (spec.metric() != null) {

@@ -86,7 +86,13 @@ public final class NodeState implements ScopeView {
                 card.info(info);
             }
         }
-        cards.keySet().removeIf(uuid -> !listed.contains(uuid));
+        cards.values().removeIf(card -> {
+            boolean gone = !listed.contains(card.uuid());
+            if (gone) {
+                card.dropped();
+            }
+            return gone;
+        });
     }
 
     /** The card of this uuid, created when a sample names one that hello did not. */

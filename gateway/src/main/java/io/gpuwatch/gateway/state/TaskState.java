@@ -24,7 +24,11 @@ public final class TaskState implements ScopeView {
     private final FleetState fleet;
     private final String name;
     private final WindowSet app = new WindowSet(Metric.Source.APP);
-    private final Map<CardState, Long> attributed = new IdentityHashMap<>();
+    /**
+     * When each member card was last attributed, updated in place: a fresh value per card per sample written into
+     * this long-lived map would give the young collector a dirty card to scan for every card, every second.
+     */
+    private final Map<CardState, long[]> attributed = new IdentityHashMap<>();
     private long prunedAt = Long.MIN_VALUE;
     private final List<CardState> members = new ArrayList<>();
     private PooledSeries[] pooled = new PooledSeries[0];
@@ -78,8 +82,12 @@ public final class TaskState implements ScopeView {
 
     /** The card runs a process of this task, or a scheduler lists it for the task, at {@code ts}. */
     void attribute(CardState card, long ts, String owner, String business) {
-        if (attributed.put(card, ts) == null) {
+        long[] last = attributed.get(card);
+        if (last == null) {
+            attributed.put(card, new long[] {ts});
             members.add(card);
+        } else {
+            last[0] = ts;
         }
         heard(ts, owner, business);
     }
@@ -103,7 +111,8 @@ public final class TaskState implements ScopeView {
 
     private void heard(long ts, String newOwner, String newBusiness) {
         lastHeardAt = Math.max(lastHeardAt, ts);
-        if (newOwner != null) {
+        // an equal name keeps the one held: each sample decodes its own copy
+        if (newOwner != null && !newOwner.equals(owner)) {
             owner = newOwner;
         }
         if (newBusiness != null && !newBusiness.equals(business)) {
@@ -126,8 +135,8 @@ public final class TaskState implements ScopeView {
             return;
         }
         prunedAt = at;
-        boolean left = attributed.entrySet().removeIf(e -> at - e.getValue() > FleetState.MEMBERSHIP_GRACE_MS
-                || e.getKey().node().card(e.getKey().uuid()) != e.getKey());
+        boolean left = attributed.entrySet().removeIf(e -> at - e.getValue()[0] > FleetState.MEMBERSHIP_GRACE_MS
+                || e.getKey().isDropped());
         if (left) {
             members.removeIf(c -> !attributed.containsKey(c));
         }
@@ -220,7 +229,12 @@ public final class TaskState implements ScopeView {
     }
 
     static Collection<CardState> cardsOf(Collection<TaskState> tasks) {
-        Map<CardState, Boolean> seen = new IdentityHashMap<>();
+        int expected = 0;
+        for (TaskState t : tasks) {
+            expected += t.members.size();
+        }
+        // sized once: growing it card by card to a business of 50,000 was most of the cost
+        Map<CardState, Boolean> seen = new IdentityHashMap<>(expected);
         List<CardState> out = new ArrayList<>();
         for (TaskState t : tasks) {
             for (CardState c : t.members) {

@@ -4,14 +4,11 @@ import io.gpuwatch.gateway.match.Matcher;
 import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.route.RoutingLoad;
 import io.gpuwatch.notify.Notification;
-import io.gpuwatch.notify.Receiver;
-import io.vertx.core.Future;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,26 +21,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DispatcherTest {
     private static final Instant T0 = Instant.parse("2026-12-03T10:00:00Z");
 
-    /** A receiver that keeps each batch it is given, as alertname:status lists. */
-    private static final class Capture implements Receiver {
-        final String name;
-        final List<List<String>> batches = new ArrayList<>();
-
-        Capture(String name) {
-            this.name = name;
-        }
-
-        @Override
-        public String name() {
-            return name;
-        }
-
-        @Override
-        public Future<Void> send(List<Notification> batch) {
-            batches.add(batch.stream().map(n -> n.labels().get("alertname") + "@" + n.labels().getOrDefault("uuid", "")
-                    + ":" + n.status()).toList());
-            return Future.succeededFuture();
-        }
+    /** Each batch {@code r} was given, as alertname@uuid:status lists. */
+    private static List<List<String>> batches(RecordingReceiver r) {
+        return r.batches().stream().map(b -> b.stream().map(n -> n.labels().get("alertname") + "@"
+                + n.labels().getOrDefault("uuid", "") + ":" + n.status()).toList()).toList();
     }
 
     private final AtomicReference<Instant> now = new AtomicReference<>(T0);
@@ -67,8 +48,8 @@ class DispatcherTest {
 
     @Test
     void withoutARoutingFileEveryChangeGoesToEveryReceiverAtOnceOneAlertPerMessage() {
-        Capture console = new Capture("console");
-        Capture hook = new Capture("webhook-1");
+        RecordingReceiver console = new RecordingReceiver("console");
+        RecordingReceiver hook = new RecordingReceiver("webhook-1");
         Dispatcher d = Dispatcher.broadcast(List.of(console, hook), clock);
         Notification a = firing("xid-fallen-off-bus", "page", "gpu-1", "GPU-1", T0);
         Notification b = firing("thermal", "ticket", "gpu-2", "GPU-9", T0);
@@ -79,12 +60,12 @@ class DispatcherTest {
         d.tick();
         List<List<String>> expected = List.of(List.of("xid-fallen-off-bus@GPU-1:FIRING"), List.of("thermal@GPU-9:FIRING"),
                 List.of("xid-fallen-off-bus@GPU-1:RESOLVED"));
-        assertEquals(expected, console.batches);
-        assertEquals(expected, hook.batches);
+        assertEquals(expected, batches(console));
+        assertEquals(expected, batches(hook));
         assertEquals(6, d.sent());
         advance(Duration.ofHours(4));
         d.tick();
-        assertEquals(List.of("thermal@GPU-9:FIRING"), hook.batches.get(3), "a firing alert repeats after 4 h");
+        assertEquals(List.of("thermal@GPU-9:FIRING"), batches(hook).get(3), "a firing alert repeats after 4 h");
     }
 
     @Test
@@ -118,40 +99,40 @@ class DispatcherTest {
 
     @Test
     void aPageLeavesAtOnceWhileOtherAlertsWaitForTheirGroupAndAreSentTogether() {
-        Capture chat = new Capture("chat");
-        Capture paging = new Capture("paging");
+        RecordingReceiver chat = new RecordingReceiver("chat");
+        RecordingReceiver paging = new RecordingReceiver("paging");
         Dispatcher d = new Dispatcher(routing(ROUTES, Set.of("chat", "paging")), List.of(chat, paging), clock);
         d.dispatch(firing("xid-fallen-off-bus", "page", "gpu-1", "GPU-1", T0));
-        assertEquals(List.of(List.of("xid-fallen-off-bus@GPU-1:FIRING")), paging.batches, "no group_wait on pages");
+        assertEquals(List.of(List.of("xid-fallen-off-bus@GPU-1:FIRING")), batches(paging), "no group_wait on pages");
         d.dispatch(firing("thermal", "ticket", "gpu-2", "GPU-3", T0));
         advance(Duration.ofSeconds(10));
         d.dispatch(firing("thermal", "ticket", "gpu-2", "GPU-4", now.get()));
         d.tick();
-        assertTrue(chat.batches.isEmpty(), "the chat group waits 30 s");
+        assertTrue(batches(chat).isEmpty(), "the chat group waits 30 s");
         advance(Duration.ofSeconds(20));
         d.tick();
-        assertEquals(List.of(List.of("thermal@GPU-3:FIRING", "thermal@GPU-4:FIRING")), chat.batches);
+        assertEquals(List.of(List.of("thermal@GPU-3:FIRING", "thermal@GPU-4:FIRING")), batches(chat));
     }
 
     @Test
     void aSilencedAlertIsHeldBackAndANodeSilentAlertInhibitsItsCards() {
-        Capture paging = new Capture("paging");
-        Capture chat = new Capture("chat");
+        RecordingReceiver paging = new RecordingReceiver("paging");
+        RecordingReceiver chat = new RecordingReceiver("chat");
         Dispatcher d = new Dispatcher(routing(ROUTES, Set.of("chat", "paging")), List.of(chat, paging), clock);
         assertTrue(d.silences().create(List.of(Matcher.equal("node", "gpu-7")), null, T0.plus(Duration.ofHours(1)),
                 "ann", "draining gpu-7", T0).ok());
         d.dispatch(firing("xid-fallen-off-bus", "page", "gpu-7", "GPU-70", T0));
-        assertTrue(paging.batches.isEmpty(), "gpu-7 is silenced");
+        assertTrue(batches(paging).isEmpty(), "gpu-7 is silenced");
 
         d.dispatch(firing("node-silent", "page", "gpu-8", null, T0));
         d.dispatch(firing("ecc-uncorrectable", "page", "gpu-8", "GPU-81", T0));
-        assertEquals(List.of(List.of("node-silent@:FIRING")), paging.batches,
+        assertEquals(List.of(List.of("node-silent@:FIRING")), batches(paging),
                 "a silent node's card alerts are inhibited by the node-silent page");
     }
 
     @Test
     void anAlertPagedBeforeAnInhibitionIsNotPagedAgainWhenItEndsButOneThatFiredDuringItIs() {
-        Capture console = new Capture("console");
+        RecordingReceiver console = new RecordingReceiver("console");
         Dispatcher d = Dispatcher.broadcast(List.of(console), clock);
         d.dispatch(firing("ecc-uncorrectable", "page", "gpu-8", "GPU-81", T0));
         Notification silent = firing("node-silent", "page", "gpu-8", null, T0);
@@ -165,32 +146,32 @@ class DispatcherTest {
         advance(Duration.ofSeconds(1));
         d.tick();
         assertEquals(List.of(List.of("ecc-uncorrectable@GPU-81:FIRING"), List.of("node-silent@:FIRING"),
-                        List.of("node-silent@:RESOLVED"), List.of("xid-nvlink-error@GPU-82:FIRING")), console.batches,
+                        List.of("node-silent@:RESOLVED"), List.of("xid-nvlink-error@GPU-82:FIRING")), batches(console),
                 "the ECC page was delivered before the node went silent, so its return repeats nothing; the "
                         + "NVLink alert was hidden from its start, so it goes out now");
     }
 
     @Test
     void anAlertHeldBackByASilenceGoesOutOnceWhenTheSilenceRunsOut() {
-        Capture console = new Capture("console");
+        RecordingReceiver console = new RecordingReceiver("console");
         Dispatcher d = Dispatcher.broadcast(List.of(console), clock);
         assertTrue(d.silences().create(List.of(Matcher.equal("node", "gpu-7")), null, T0.plus(Duration.ofMinutes(10)),
                 "ann", "draining gpu-7", T0).ok());
         d.dispatch(firing("xid-fallen-off-bus", "page", "gpu-7", "GPU-70", T0));
         advance(Duration.ofMinutes(5));
         d.tick();
-        assertEquals(List.of(), console.batches, "silenced");
+        assertEquals(List.of(), batches(console), "silenced");
         advance(Duration.ofMinutes(5));
         d.tick();
         advance(Duration.ofSeconds(1));
         d.tick();
-        assertEquals(List.of(List.of("xid-fallen-off-bus@GPU-70:FIRING")), console.batches,
+        assertEquals(List.of(List.of("xid-fallen-off-bus@GPU-70:FIRING")), batches(console),
                 "the silence ended by itself, with no call to say so");
     }
 
     @Test
     void anAlertHeldBackByASilenceGoesOutWhenTheSilenceIsExpired() {
-        Capture console = new Capture("console");
+        RecordingReceiver console = new RecordingReceiver("console");
         Dispatcher d = Dispatcher.broadcast(List.of(console), clock);
         String id = d.silences().create(List.of(Matcher.equal("node", "gpu-7")), null, T0.plus(Duration.ofHours(1)),
                 "ann", "draining gpu-7", T0).silence().id();
@@ -198,13 +179,13 @@ class DispatcherTest {
         advance(Duration.ofMinutes(1));
         assertTrue(d.silences().expire(id, now.get()));
         d.tick();
-        assertEquals(List.of(List.of("xid-fallen-off-bus@GPU-70:FIRING")), console.batches);
+        assertEquals(List.of(List.of("xid-fallen-off-bus@GPU-70:FIRING")), batches(console));
     }
 
     @Test
     void aRoutingThatNamesAnUnconfiguredReceiverIsRefusedByName() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new Dispatcher(routing(ROUTES, null), List.of(new Capture("chat")), clock));
+                () -> new Dispatcher(routing(ROUTES, null), List.of(new RecordingReceiver("chat")), clock));
         assertTrue(e.getMessage().contains("not configured: paging"), e.getMessage());
     }
 }
