@@ -116,10 +116,10 @@ public final class RuleEngine {
 
     /**
      * An engine with the {@link EvalBudget#DEFAULT} budget, timed by {@link System#nanoTime()}, that does not
-     * charge a rule for the JVM's garbage-collection pauses.
+     * charge a rule for the JVM's stops (collection pauses and other safepoints).
      */
     public RuleEngine(RuleSet set) {
-        this(set, EvalBudget.DEFAULT, System::nanoTime, Pauses.jvm(System::nanoTime));
+        this(set, EvalBudget.DEFAULT, System::nanoTime, Pauses.jvm());
     }
 
     /** An engine timing each rule evaluation with {@code nanoClock} against {@code budget}; nothing pauses. */
