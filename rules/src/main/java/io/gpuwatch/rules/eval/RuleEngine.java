@@ -160,16 +160,21 @@ public final class RuleEngine {
                 continue;
             }
             long started = nanoClock.getAsLong();
-            step(rule, instanceKey, view, slots, now, started, sink);
+            Transition change = step(rule, instanceKey, view, slots, now, started);
             long took = nanoClock.getAsLong() - started;
             if (took > budgetNanos) {
                 overran(rule, instanceKey, started, took);
             }
+            // what the sink does with a change (ledger, routing, delivery) is not the rule's time
+            if (change != null) {
+                sink.accept(change);
+            }
         }
     }
 
-    private void step(Rule rule, String instanceKey, ScopeView view, Map<String, Slot> slots, long now,
-                      long startedNanos, Consumer<Transition> sink) {
+    /** Advances the rule's state on one instance; returns the change it made, or null. */
+    private Transition step(Rule rule, String instanceKey, ScopeView view, Map<String, Slot> slots, long now,
+                            long startedNanos) {
         Slot slot = slots.get(rule.name());
         // a rule with consecutive() counts every evaluation, so its instances keep a slot while not holding
         if (slot == null && rule.streaks() > 0) {
@@ -193,7 +198,7 @@ public final class RuleEngine {
         }
         if (slot == null) {
             if (!holds) {
-                return;
+                return null;
             }
             slot = new Slot();
             slots.put(rule.name(), slot);
@@ -219,10 +224,11 @@ public final class RuleEngine {
         if (to == AlertState.PENDING && from != AlertState.PENDING) {
             slot.pendingSinceNanos = startedNanos;
         }
-        if (to != from) {
-            slot.last = transition(rule, instanceKey, view, slot, from, to, now);
-            sink.accept(slot.last);
+        if (to == from) {
+            return null;
         }
+        slot.last = transition(rule, instanceKey, view, slot, from, to, now);
+        return slot.last;
     }
 
     /** The slot's streaks for {@code rule}; a reloaded rule with another {@code when} starts its runs over. */
