@@ -26,7 +26,7 @@ public final class TaskState implements ScopeView {
     private final WindowSet app = new WindowSet(Metric.Source.APP);
     /**
      * When each member card was last attributed, updated in place: a fresh value per card per sample written into
-     * this long-lived map would give the young collector a dirty card to scan for every card, every second.
+     * this long-lived map would be one more old-to-young reference for the young collector to scan, every second.
      */
     private final Map<CardState, long[]> attributed = new IdentityHashMap<>();
     private long prunedAt = Long.MIN_VALUE;

@@ -1,6 +1,9 @@
 package io.gpuwatch.gateway.state;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpuwatch.protocol.CardInfo;
 import io.gpuwatch.protocol.CardReading;
@@ -19,7 +22,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Which cards a task and a business hold as samples attribute them: a card stays while its process keeps being
  * reported, leaves once unreported for the grace period or dropped by its node, and a task that appears within an
- * instant the businesses were already built for is still counted in them.
+ * instant the businesses were already built for is still counted in them; a card's own labels follow the newest
+ * attribution.
  */
 class TaskMembershipTest {
     private static final long GRACE = FleetState.MEMBERSHIP_GRACE_MS;
@@ -89,4 +93,28 @@ class TaskMembershipTest {
         sample("n2", 1_000, "serve", "bob", "GPU-9");
         assertEquals(List.of("GPU-1", "GPU-9"), uuids(fleet.businesses(1_000).iterator().next().members()));
     }
+
+    @Test
+    void aCardsLabelsFollowItsNewestAttributionAndEndWithItsProcesses() {
+        fleet.hello(hello("n1", "GPU-1"), 0);
+        CardState card = fleet.node("n1").card("GPU-1");
+        for (long at = 1_000; at <= 3_000; at += 1_000) {
+            // the memory a process uses changes with every sample; who it belongs to does not
+            fleet.sample("n1", new Sample(at, at, List.of(new CardReading("GPU-1", MetricValues.builder().build(),
+                    List.of(new ProcessInfo(4000, at * 1_000, "train", "alice", "ads"))))), at, c -> { });
+        }
+        assertEquals("train", card.label("task"));
+        assertEquals("alice", card.label("owner"));
+
+        sample("n1", 4_000, "serve", "bob", "GPU-1");
+        assertEquals("serve", card.label("task"));
+        assertEquals("bob", card.label("owner"));
+        assertTrue(card.allocated());
+
+        fleet.sample("n1", new Sample(5_000, 5_000, List.of(new CardReading("GPU-1", MetricValues.builder().build(),
+                List.of()))), 5_000, c -> { });
+        assertNull(card.label("task"), "no process runs on it any more");
+        assertFalse(card.allocated());
+    }
 }
+
