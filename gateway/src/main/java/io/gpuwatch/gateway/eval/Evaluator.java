@@ -185,7 +185,8 @@ public final class Evaluator {
         for (TaskState t : fleet.tasks()) {
             task(t, now);
         }
-        for (BusinessState b : fleet.businesses(now)) {
+        // expire() has just rebuilt the businesses' memberships at this instant
+        for (BusinessState b : fleet.businesses()) {
             business(b, now);
         }
         for (QueueState q : fleet.queues()) {

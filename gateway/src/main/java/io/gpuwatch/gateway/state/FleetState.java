@@ -44,8 +44,6 @@ public final class FleetState {
     private final Map<String, NodeState> nodes = new LinkedHashMap<>();
     private final Map<String, TaskState> tasks = new LinkedHashMap<>();
     private final Map<String, BusinessState> businesses = new LinkedHashMap<>();
-    /** The instant the businesses' memberships were last rebuilt; a new task rebuilds them at the same instant. */
-    private long businessesAt = Long.MIN_VALUE;
     private final Map<String, QueueState> queues = new LinkedHashMap<>();
     private List<SeriesSpec> series = List.of();
     private final BaselineBook baselines;
@@ -246,7 +244,6 @@ public final class FleetState {
             t = new TaskState(this, name);
             t.useSeries(series);
             tasks.put(name, t);
-            businessesAt = Long.MIN_VALUE;
         }
         return t;
     }
@@ -267,16 +264,18 @@ public final class FleetState {
     }
 
     /**
+     * The businesses as {@link #expire} or {@link #businesses(long)} last left them, for reading after an expiry
+     * at the same instant: rebuilding 50,000 cards' memberships again held the event loop for tens of milliseconds.
+     */
+    public Collection<BusinessState> businesses() {
+        return Collections.unmodifiableCollection(businesses.values());
+    }
+
+    /**
      * Every business some task belongs to at {@code at} (and those still within their grace period), its tasks
      * and cards refreshed after stale cards left their tasks, ready to be read at {@code at}.
      */
     public Collection<BusinessState> businesses(long at) {
-        // a tick reaches them through expiry and through their rules: rebuilding 50,000 cards' memberships twice
-        // per tick held the event loop for tens of milliseconds
-        if (at == businessesAt) {
-            return Collections.unmodifiableCollection(businesses.values());
-        }
-        businessesAt = at;
         Map<String, List<TaskState>> byBusiness = new LinkedHashMap<>();
         for (TaskState t : tasks.values()) {
             t.prune(at);
@@ -306,12 +305,10 @@ public final class FleetState {
      * period; {@code gone} gets the engine key of each.
      */
     public void expire(long at, Consumer<String> gone) {
-        if (tasks.values().removeIf(t -> {
+        tasks.values().removeIf(t -> {
             t.prune(at);
             return retire(t.expired(at), t.instanceKey(), gone);
-        })) {
-            businessesAt = Long.MIN_VALUE;
-        }
+        });
         businesses(at);
         businesses.values().removeIf(b -> retire(b.expired(at), b.instanceKey(), gone));
         queues.values().removeIf(q -> retire(q.expired(at), q.instanceKey(), gone));

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Which cards a task and a business hold as samples attribute them: a card stays while its process keeps being
  * reported, leaves once unreported for the grace period or dropped by its node, and a task that appears within an
- * instant the businesses were already built for is still counted in them; a card's own labels follow the newest
+ * instant the businesses were already built for is counted in them when they are built again; a card's own labels follow the newest
  * attribution.
  */
 class TaskMembershipTest {
@@ -117,4 +117,3 @@ class TaskMembershipTest {
         assertFalse(card.allocated());
     }
 }
-
