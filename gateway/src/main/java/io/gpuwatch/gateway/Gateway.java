@@ -143,20 +143,25 @@ public final class Gateway extends VerticleBase implements FrameSink {
         }
         // the transport's cap sits above the protocol limit so an oversized frame reaches the codec, which
         // answers with an error naming the size before closing with 1009
-        int transportCap = (int) Math.min(Integer.MAX_VALUE, 4L * config.ingest().maxFrameBytes());
+        int transportCap = ProbeEndpoint.transportCap(config.ingest());
         HttpServerOptions options = new HttpServerOptions()
                 .setHost(config.host())
                 .setMaxWebSocketFrameSize(transportCap)
                 .setMaxWebSocketMessageSize(transportCap);
-        // the handshake handler accepts and serves probes itself; Vert.x consults it only when a WebSocket
-        // handler is set, which then has nothing left to do
         baselines = new BaselineKeeper(context, config.dataDir());
         Future<Void> restored = baselines.start(fleet.baselines());
         Future<Void> joined = cluster == null ? Future.succeededFuture() : joinCluster();
         Future<Void> durable = joined.compose(v -> config.dataDir() == null ? shareState()
                 : openStore(config.dataDir()));
-        return Future.all(watching, restored, durable).compose(v -> vertx.createHttpServer(options).requestHandler(router)
-                        .webSocketHandshakeHandler(probes::handshake).webSocketHandler(ws -> { })
+        return Future.all(watching, restored, durable).compose(v -> vertx.createHttpServer(options).requestHandler(request -> {
+                            // with no WebSocket handler set, upgrade requests come here too, so the probe
+                            // endpoint can refuse one with a plain 401 and its challenge
+                            if (ProbeEndpoint.PATH.equals(request.path())) {
+                                probes.upgrade(request);
+                            } else {
+                                router.handle(request);
+                            }
+                        })
                         .listen(config.port()))
                 .onSuccess(s -> {
                     server = s;

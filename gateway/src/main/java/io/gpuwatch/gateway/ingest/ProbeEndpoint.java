@@ -5,7 +5,7 @@ import io.gpuwatch.protocol.codec.FrameCodec;
 import io.gpuwatch.protocol.codec.FrameLimits;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.ServerWebSocketHandshake;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.internal.ContextInternal;
 
 import java.time.InstantSource;
@@ -109,25 +109,38 @@ public final class ProbeEndpoint {
     }
 
     /**
-     * Decides a WebSocket handshake: 401 without a known bearer token, 404 off the probe path, else accepted and
-     * served by a new {@link ProbeSession}.
+     * Serves a request on {@link #PATH}: 401 with a Bearer challenge without a known token, 426 when it asks
+     * for no WebSocket, else upgraded and served by a new {@link ProbeSession}. Decided before the upgrade, so
+     * a refused probe gets a plain HTTP answer and nothing is kept.
      */
-    public void handshake(ServerWebSocketHandshake handshake) {
-        if (!PATH.equals(handshake.path())) {
-            handshake.reject(404);
-            return;
-        }
-        Optional<TokenFile.Entry> entry = tokens.get().find(bearer(handshake.headers().get("Authorization")));
+    public void upgrade(HttpServerRequest request) {
+        Optional<TokenFile.Entry> entry = tokens.get().find(bearer(request.getHeader("Authorization")));
         if (entry.isEmpty()) {
             counters.refusedHandshakes.incrementAndGet();
-            LOG.info(() -> "refused probe handshake from " + handshake.remoteAddress() + ": missing or unknown token");
-            handshake.reject(401);
+            LOG.info(() -> "refused probe handshake from " + request.remoteAddress() + ": missing or unknown token");
+            request.response().setStatusCode(401).putHeader("WWW-Authenticate", "Bearer realm=\"gpuwatch\"")
+                    .end("a probe token is needed: Authorization: Bearer <token>\n");
             return;
         }
-        handshake.accept().onSuccess(ws -> {
+        if (!"websocket".equalsIgnoreCase(request.getHeader("Upgrade"))) {
+            request.response().setStatusCode(426).putHeader("Upgrade", "websocket")
+                    .end("the probe endpoint speaks WebSocket (protocol v1, docs/protocol.md)\n");
+            return;
+        }
+        request.toWebSocket().onSuccess(ws -> {
             counters.connections.incrementAndGet();
             new ProbeSession(this, ws, entry.get()).start();
         }).onFailure(e -> LOG.warning("WebSocket upgrade failed: " + e.getMessage()));
+    }
+
+    /** The largest message taken off the socket: above the protocol's limit, so the codec can name the size. */
+    int transportCap() {
+        return transportCap(config);
+    }
+
+    /** {@link #transportCap()} of a configuration, for the HTTP server's own WebSocket limits. */
+    public static int transportCap(IngestConfig config) {
+        return (int) Math.min(Integer.MAX_VALUE, 4L * config.maxFrameBytes());
     }
 
     private static String bearer(String header) {

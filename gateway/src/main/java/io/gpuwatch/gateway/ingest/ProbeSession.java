@@ -10,8 +10,8 @@ import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.protocol.Sample;
 import io.gpuwatch.protocol.Welcome;
 import io.gpuwatch.protocol.codec.Decoded;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.ServerWebSocket;
+import io.vertx.core.http.WebSocketFrame;
 
 import java.util.Optional;
 import java.util.UUID;
@@ -29,6 +29,7 @@ final class ProbeSession {
     private final ServerWebSocket ws;
     private final TokenFile.Entry token;
     private final TokenBucket bucket;
+    private final TextMessages messages;
     private String node;
     private int badInRow;
     private long unackedSeq = -1;
@@ -44,11 +45,11 @@ final class ProbeSession {
         this.token = token;
         IngestConfig c = endpoint.config();
         this.bucket = new TokenBucket(c.maxFramesPerSecond(), c.burstFrames(), endpoint.now());
+        this.messages = new TextMessages(endpoint.transportCap());
     }
 
     void start() {
-        ws.textMessageHandler(this::onText);
-        ws.binaryMessageHandler(this::onBinary);
+        ws.frameHandler(this::onFrame);
         ws.exceptionHandler(e -> LOG.fine(() -> where() + ": " + e.getMessage()));
         ws.closeHandler(v -> onClose());
         awaitHello(0);
@@ -75,8 +76,17 @@ final class ProbeSession {
         });
     }
 
-    private void onBinary(Buffer b) {
-        bad(new Decoded.Bad("bad_frame", null, "", "binary frames are not part of protocol v1; send JSON text frames"));
+    private void onFrame(WebSocketFrame frame) {
+        if (closing) {
+            return;
+        }
+        TextMessages.Message m = messages.accept(frame);
+        if (m instanceof TextMessages.Text t) {
+            onText(t.text());
+        } else if (m instanceof TextMessages.Refused r) {
+            endpoint.counters().frames.incrementAndGet();
+            bad(new Decoded.Bad(r.code(), null, "", r.message()));
+        }
     }
 
     private void onText(String text) {
@@ -87,7 +97,7 @@ final class ProbeSession {
         long readAt = endpoint.nanos();
         if (node != null && endpoint.queue().full()) {
             long seq = SampleQueue.sampleSeq(text);
-            if (seq > 0) {
+            if (seq > 0 && !tooFarAhead(seq)) {
                 shedUnread(seq);
                 return;
             }
@@ -97,9 +107,9 @@ final class ProbeSession {
             bad(bad);
             return;
         }
-        badInRow = 0;
         Frame frame = ((Decoded.Ok) decoded).frame();
         if (frame instanceof Hello hello) {
+            badInRow = 0;
             hello(hello);
             return;
         }
@@ -107,6 +117,13 @@ final class ProbeSession {
             fail("hello_required", frame.seq(), "the first frame must be hello, got '" + frame.type() + "'", POLICY_VIOLATION);
             return;
         }
+        if (tooFarAhead(frame.seq())) {
+            bad(new Decoded.Bad("bad_seq", frame.seq(), "seq", "seq " + frame.seq() + " is more than "
+                    + SeqBook.MAX_JUMP + " past the last one taken (" + endpoint.seqs().last(node)
+                    + "); the frame is not taken, and later frames are"));
+            return;
+        }
+        badInRow = 0;
         if (frame instanceof Sample s) {
             sample(s, readAt);
         } else if (frame instanceof Event e) {
@@ -117,6 +134,14 @@ final class ProbeSession {
         } else {
             taken(frame);
         }
+    }
+
+    /**
+     * A seq far beyond the stream's last one is a broken or hostile producer: taking it would make every later
+     * frame of the boot look like a duplicate.
+     */
+    private boolean tooFarAhead(long seq) {
+        return seq - endpoint.seqs().last(node) > SeqBook.MAX_JUMP;
     }
 
     private void hello(Hello hello) {

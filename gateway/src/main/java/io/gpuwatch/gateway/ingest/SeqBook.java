@@ -8,6 +8,12 @@ import java.util.Map;
  * A new bootId starts the node's stream afresh.
  */
 final class SeqBook {
+    /**
+     * The furthest a frame's seq may jump past the last one taken: a probe sending a frame a millisecond for
+     * a hundred years stays below it, and a seq near 2^63 (which would make every later frame a duplicate) does not.
+     */
+    static final long MAX_JUMP = 1L << 42;
+
     /** Updated in place: a new entry per frame would be a reference from this long-lived map to a young object. */
     private static final class Stream {
         final String bootId;
@@ -28,6 +34,12 @@ final class SeqBook {
             return 0;
         }
         return s.lastSeq;
+    }
+
+    /** The last seq taken from the node's current boot (0 when none). */
+    long last(String node) {
+        Stream s = streams.get(node);
+        return s == null ? 0 : s.lastSeq;
     }
 
     /** True when the seq is new for the node's current boot, and records it as taken. */

@@ -74,7 +74,7 @@ class ProbeTimingTest {
             }
         };
         endpoint = new ProbeEndpoint(vertx, config, () -> tokens, sink, InstantSource.system());
-        server = vertx.createHttpServer().webSocketHandshakeHandler(endpoint::handshake).webSocketHandler(ws -> { })
+        server = vertx.createHttpServer().requestHandler(endpoint::upgrade)
                 .listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
         client = vertx.createWebSocketClient();
         return endpoint;
