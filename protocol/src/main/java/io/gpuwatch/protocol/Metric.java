@@ -42,10 +42,13 @@ public enum Metric {
     TTFT_P50_MS("ttftP50Ms", Source.APP, Kind.GAUGE, "ms"),
     TTFT_P99_MS("ttftP99Ms", Source.APP, Kind.GAUGE, "ms"),
     LATENCY_P99_MS("latencyP99Ms", Source.APP, Kind.GAUGE, "ms"),
+    LATENCY_MEAN_MS("latencyMeanMs", Source.APP, Kind.GAUGE, "ms"),
     QUEUE_LENGTH("queueLength", Source.APP, Kind.GAUGE, "requests"),
     BATCH_SIZE("batchSize", Source.APP, Kind.GAUGE, "requests"),
     OOM_TOTAL("oomTotal", Source.APP, Kind.COUNTER, "OOMs"),
     FAILED_TOTAL("failedTotal", Source.APP, Kind.COUNTER, "requests"),
+    CLIENT_ERRORS_TOTAL("clientErrorsTotal", Source.APP, Kind.COUNTER, "requests"),
+    OVERLOADED_TOTAL("overloadedTotal", Source.APP, Kind.COUNTER, "requests"),
     RETRIED_TOTAL("retriedTotal", Source.APP, Kind.COUNTER, "requests"),
     KV_CACHE_USAGE("kvCacheUsage", Source.APP, Kind.GAUGE, "ratio 0..1"),
 

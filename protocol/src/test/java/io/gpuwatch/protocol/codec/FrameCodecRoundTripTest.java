@@ -165,6 +165,18 @@ class FrameCodecRoundTripTest {
     }
 
     @Test
+    void theFailureSplitAndMeanLatencyAreOptionalAppFields() {
+        App old = (App) ok(json("{'type':'app','seq':3,'ts':5,'task':'svc','failedTotal':4}")).frame();
+        App split = (App) ok(json("{'type':'app','seq':4,'ts':6,'task':'svc','failedTotal':4,"
+                + "'clientErrorsTotal':7,'overloadedTotal':2,'latencyMeanMs':41.5}")).frame();
+
+        assertEquals(MetricValues.builder().set(Metric.FAILED_TOTAL, 4).build(), old.values());
+        assertEquals(7, split.values().get(Metric.CLIENT_ERRORS_TOTAL));
+        assertEquals(2, split.values().get(Metric.OVERLOADED_TOTAL));
+        assertEquals(41.5, split.values().get(Metric.LATENCY_MEAN_MS));
+    }
+
+    @Test
     void jsonNullMeansAbsent() {
         Event e = (Event) ok(json("{'type':'event','seq':3,'ts':5,'kind':'oom','uuid':null,'pid':null,"
                 + "'text':null}")).frame();
