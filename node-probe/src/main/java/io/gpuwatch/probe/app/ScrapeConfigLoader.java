@@ -170,6 +170,9 @@ public final class ScrapeConfigLoader {
                     error(m.get("model").getKeyNode(), server.source() + " serves one model and labels no series "
                             + "with it; remove 'model'");
                 }
+            } else if (server != null && server.needsModel()) {
+                error(item, server.source() + " serves several models and mixes their figures; a target needs "
+                        + "'model' (one target per model, each its own task)");
             }
             return errors.size() > before ? null : new ScrapeTarget(task, business, server, url, model);
         }

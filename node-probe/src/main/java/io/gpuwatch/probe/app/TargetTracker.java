@@ -30,7 +30,8 @@ public final class TargetTracker {
      * none of the server's metrics; such a scrape is not remembered.
      */
     public App observe(Exposition scrape, long tsMs) {
-        Window w = new Window(prev, scrape, prev == null ? 0 : (tsMs - prevTs) / 1000.0, target.filter(), totals);
+        Window w = new Window(prev, scrape, prev == null ? 0 : (tsMs - prevTs) / 1000.0, target.filter(),
+                target.server().replicaLabels(), totals);
         // series that name no model (vllm:cache_config_info) do not show that the model is served
         if (!w.mentions(target.server().prefix(), target.modelSeries())) {
             return null;

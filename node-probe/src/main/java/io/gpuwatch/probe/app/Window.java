@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 
@@ -14,7 +15,8 @@ import java.util.function.Predicate;
  * Two consecutive scrapes of one target and what can be read off them: gauges from the newer one, rates, increases
  * and histogram quantiles over the time between them. Counter resets (a value going down, or a changed
  * {@code _created} time) count the new value as the whole increase, as Prometheus's {@code increase} does.
- * Absent readings are NaN. Only the series that pass the target's filter take part.
+ * Absent readings are NaN. Only the series that pass the target's filter take part. Series that differ only in a
+ * replica label (ranks that report the same requests) count once, with their largest value; the rest are summed.
  */
 final class Window {
     private static final Predicate<Map<String, String>> ALL = labels -> true;
@@ -23,19 +25,22 @@ final class Window {
     private final Exposition cur;
     private final double seconds;
     private final Predicate<Map<String, String>> filter;
+    private final Set<String> replicaLabels;
     private final double[] priorTotals;
     private final double[] totals;
 
     /**
-     * @param prev        the earlier scrape, null on the first
-     * @param priorTotals the cumulative counter fields sent last time, by metric ordinal (NaN where none)
+     * @param prev          the earlier scrape, null on the first
+     * @param replicaLabels labels whose series repeat one another's figures (tensor-parallel ranks)
+     * @param priorTotals   the cumulative counter fields sent last time, by metric ordinal (NaN where none)
      */
     Window(Exposition prev, Exposition cur, double seconds, Predicate<Map<String, String>> filter,
-           double[] priorTotals) {
+           Set<String> replicaLabels, double[] priorTotals) {
         this.prev = prev;
         this.cur = cur;
         this.seconds = seconds;
         this.filter = filter;
+        this.replicaLabels = replicaLabels;
         this.priorTotals = priorTotals;
         this.totals = priorTotals.clone();
     }
@@ -43,6 +48,16 @@ final class Window {
     /** The cumulative counter fields after this window, for the next one. */
     double[] totals() {
         return totals;
+    }
+
+    /** True when the newer scrape has a series of this name that passes the filter and {@code which}. */
+    boolean has(String name, Predicate<Map<String, String>> which) {
+        for (ExpositionSample s : cur.named(name)) {
+            if (filter.test(s.labels()) && which.test(s.labels())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** True when some series of the newer scrape that {@code which} picks has a name starting with {@code prefix}. */
@@ -55,7 +70,7 @@ final class Window {
         return false;
     }
 
-    /** The sum of a gauge over its series. */
+    /** The sum of a gauge over its series (replicas once). */
     double gauge(String name) {
         return sum(cur, name, ALL);
     }
@@ -90,7 +105,7 @@ final class Window {
             return Double.NaN;
         }
         String created = createdOf(counter);
-        double sum = Double.NaN;
+        Map<Map<String, String>, Double> replicas = new HashMap<>();
         for (ExpositionSample c : cur.named(counter)) {
             if (!filter.test(c.labels()) || !which.test(c.labels()) || !Double.isFinite(c.value())) {
                 continue;
@@ -98,9 +113,9 @@ final class Window {
             ExpositionSample p = prev.find(counter, c.labels());
             boolean reset = p == null || !Double.isFinite(p.value()) || c.value() < p.value()
                     || restarted(created, c.labels());
-            sum = (Double.isNaN(sum) ? 0 : sum) + (reset ? c.value() : c.value() - p.value());
+            replicas.merge(withoutReplica(c.labels()), reset ? c.value() : c.value() - p.value(), Math::max);
         }
-        return sum;
+        return total(replicas);
     }
 
     /**
@@ -167,13 +182,31 @@ final class Window {
     }
 
     private double sum(Exposition e, String name, Predicate<Map<String, String>> which) {
-        double sum = Double.NaN;
+        Map<Map<String, String>, Double> replicas = new HashMap<>();
         for (ExpositionSample s : e.named(name)) {
             if (filter.test(s.labels()) && which.test(s.labels()) && Double.isFinite(s.value())) {
-                sum = (Double.isNaN(sum) ? 0 : sum) + s.value();
+                replicas.merge(withoutReplica(s.labels()), s.value(), Math::max);
             }
         }
+        return total(replicas);
+    }
+
+    /** The sum over the groups of replicas, NaN when there are none. */
+    private static double total(Map<Map<String, String>, Double> replicas) {
+        double sum = Double.NaN;
+        for (double v : replicas.values()) {
+            sum = (Double.isNaN(sum) ? 0 : sum) + v;
+        }
         return sum;
+    }
+
+    private Map<String, String> withoutReplica(Map<String, String> labels) {
+        if (replicaLabels.isEmpty()) {
+            return labels;
+        }
+        Map<String, String> out = new HashMap<>(labels);
+        out.keySet().removeAll(replicaLabels);
+        return out;
     }
 
     /** True when the series' {@code _created} time changed between the scrapes: the server restarted it. */

@@ -93,6 +93,26 @@ class InferenceServerTest {
     }
 
     @Test
+    void vllmV1EnginesAddUpAndRepetitionIsANormalFinish() {
+        // two data-parallel engines, each with the five finish reasons V1 creates up front
+        TargetTracker t = tracker(InferenceServer.VLLM, null);
+        assertValues(Map.of(Metric.QUEUE_LENGTH, 12.0, Metric.BATCH_SIZE, 111.0, Metric.KV_CACHE_USAGE, 0.4,
+                Metric.FAILED_TOTAL, 36.0, Metric.RETRIED_TOTAL, 15.0),
+                t.observe(scrape("vllm-v1-1.txt"), T0).values());
+        assertValues(Map.of(
+                Metric.TOKENS_PER_SEC, 3 * 51_200 / 10.0,
+                Metric.REQUESTS_PER_SEC, 3 * (280 + 32 + 5) / 10.0,  // stop + length + repetition
+                Metric.TTFT_P50_MS, 300.0,                         // engine 1 doubles engine 0: same quantiles
+                Metric.TTFT_P99_MS, 1750.0,
+                Metric.LATENCY_P99_MS, 25_000.0,
+                Metric.QUEUE_LENGTH, 42.0,
+                Metric.BATCH_SIZE, 144.0,
+                Metric.KV_CACHE_USAGE, 0.81,                       // the fuller engine
+                Metric.FAILED_TOTAL, 36.0 + 3 * (3 + 2),           // aborts and errors
+                Metric.RETRIED_TOTAL, 21.0), t.observe(scrape("vllm-v1-2.txt"), T0 + 10_000).values());
+    }
+
+    @Test
     void aModelTheServerDoesNotServeGivesNoFrame() {
         assertNull(tracker(InferenceServer.VLLM, "mistralai/Mistral-7B").observe(scrape("vllm-1.txt"), T0));
         assertEquals(37.0, tracker(InferenceServer.VLLM, "meta-llama/Llama-3.1-70B-Instruct")
@@ -108,8 +128,8 @@ class InferenceServerTest {
     @Test
     void tgiGivesTokensFromGeneratedTokenSumsAndLatencyFromRequestDuration() {
         TargetTracker t = tracker(InferenceServer.TGI, null);
-        assertValues(Map.of(Metric.QUEUE_LENGTH, 14.0, Metric.BATCH_SIZE, 32.0, Metric.FAILED_TOTAL, 33.0),
-                t.observe(scrape("tgi-1.txt"), T0).values());
+        assertValues(Map.of(Metric.QUEUE_LENGTH, 14.0, Metric.BATCH_SIZE, 32.0, Metric.FAILED_TOTAL, 3.0,
+                Metric.CLIENT_ERRORS_TOTAL, 30.0), t.observe(scrape("tgi-1.txt"), T0).values());
         App app = t.observe(scrape("tgi-2.txt"), T0 + 10_000);
         // rank 247.5 of 250 lies halfway through the bucket (0.0001·1.5^30 s, 0.0001·1.5^31 s]
         double from = 19.175105923288406;
@@ -120,7 +140,9 @@ class InferenceServerTest {
                 Metric.LATENCY_P99_MS, 1000 * (from + (to - from) * 1.5 / 3),
                 Metric.QUEUE_LENGTH, 9.0,
                 Metric.BATCH_SIZE, 48.0,
-                Metric.FAILED_TOTAL, 38.0), app.values());   // +2 validation, +1 generation, 2 overloaded (new series)
+                Metric.FAILED_TOTAL, 4.0,                      // +1 generation
+                Metric.CLIENT_ERRORS_TOTAL, 33.0,              // +2 validation, +1 template_error (a new series)
+                Metric.OVERLOADED_TOTAL, 2.0), app.values());  // answered 429
         assertEquals("tgi", app.source());
     }
 
@@ -132,35 +154,55 @@ class InferenceServerTest {
         MetricValues v = t.observe(scrape("tgi-restart.txt"), T0 + 20_000).values();
         assertEquals(980, v.get(Metric.TOKENS_PER_SEC), EPS);
         assertEquals(3.5, v.get(Metric.REQUESTS_PER_SEC), EPS);
-        assertEquals(39, v.get(Metric.FAILED_TOTAL), EPS);
+        assertEquals(34, v.get(Metric.CLIENT_ERRORS_TOTAL), EPS);
+        // the restarted server has failed nothing yet and has no such series: the total waits for it
+        assertFalse(v.has(Metric.FAILED_TOTAL));
     }
 
     @Test
-    void tritonSumsItsModelsAndTakesBatchSizeFromInferencesPerExecution() {
-        TargetTracker t = tracker(InferenceServer.TRITON, null);
-        assertValues(Map.of(Metric.QUEUE_LENGTH, 6.0, Metric.FAILED_TOTAL, 6.0, Metric.LATENCY_P99_MS, 7900.001),
-                t.observe(scrape("triton-1.txt"), T0).values());
-        App app = t.observe(scrape("triton-2.txt"), T0 + 10_000);
+    void tritonReadsOneModelEachWithItsOwnFirstResponseHistogram() {
+        TargetTracker llm = tracker(InferenceServer.TRITON, "tensorrt_llm");
+        assertValues(Map.of(Metric.QUEUE_LENGTH, 4.0, Metric.FAILED_TOTAL, 0.0, Metric.OVERLOADED_TOTAL, 0.0,
+                Metric.LATENCY_P99_MS, 7900.001), llm.observe(scrape("triton-1.txt"), T0).values());
         assertValues(Map.of(
-                Metric.REQUESTS_PER_SEC, (500 + 100) / 10.0,
+                Metric.REQUESTS_PER_SEC, 100 / 10.0,
                 Metric.TTFT_P50_MS, 420.0,                     // rank 50 of 100: 100 ms + 400 ms * 40/50
                 Metric.TTFT_P99_MS, 3500.0,                    // rank 99: 2000 ms + 3000 ms * 1/2
-                Metric.LATENCY_P99_MS, 7712.55,                // the slower model's own p99, in ms
-                Metric.QUEUE_LENGTH, 7.0,
-                Metric.BATCH_SIZE, (3840 + 100) / (480.0 + 20),
-                Metric.FAILED_TOTAL, 9.0), app.values());
+                Metric.LATENCY_P99_MS, 7712.55,                // Triton's own p99, in ms
+                Metric.LATENCY_MEAN_MS, 270_887_890 / 100.0 / 1000,
+                Metric.QUEUE_LENGTH, 1.0,
+                Metric.BATCH_SIZE, 100 / 20.0,
+                Metric.FAILED_TOTAL, 0.0,                      // 3 cancelled by the client: no failure
+                Metric.OVERLOADED_TOTAL, 0.0), llm.observe(scrape("triton-2.txt"), T0 + 10_000).values());
     }
 
     @Test
-    void tritonWithAModelFilterReadsOnlyThatModel() {
-        TargetTracker t = tracker(InferenceServer.TRITON, "resnet50");
-        t.observe(scrape("triton-1.txt"), T0);
+    void tritonsImageModelHasAFirstResponseHistogramTooAndStaysOutOfTheLlmsFigures() {
+        TargetTracker image = tracker(InferenceServer.TRITON, "resnet50");
+        image.observe(scrape("triton-1.txt"), T0);
         assertValues(Map.of(
                 Metric.REQUESTS_PER_SEC, 50.0,
+                Metric.TTFT_P50_MS, 100 * 250 / 498.0,         // 498 of the 500 answered within 100 ms
+                Metric.TTFT_P99_MS, 100 * 495 / 498.0,
                 Metric.LATENCY_P99_MS, 48.211,
+                Metric.LATENCY_MEAN_MS, 25_169_472 / 500.0 / 1000,
                 Metric.QUEUE_LENGTH, 6.0,
                 Metric.BATCH_SIZE, 8.0,
-                Metric.FAILED_TOTAL, 6.0), t.observe(scrape("triton-2.txt"), T0 + 10_000).values());
+                Metric.FAILED_TOTAL, 4.0,                      // BACKEND 2 → 4; CANCELED is the client's
+                Metric.OVERLOADED_TOTAL, 1.0), image.observe(scrape("triton-2.txt"), T0 + 10_000).values());
+    }
+
+    @Test
+    void tritonWithoutSummariesStillHasAMeanLatency() {
+        TargetTracker t = tracker(InferenceServer.TRITON, "m");
+        String before = "nv_inference_request_success{model=\"m\",version=\"1\"} 10\n"
+                + "nv_inference_request_duration_us{model=\"m\",version=\"1\"} 1000000\n";
+        String after = "nv_inference_request_success{model=\"m\",version=\"1\"} 30\n"
+                + "nv_inference_request_duration_us{model=\"m\",version=\"1\"} 1900000\n";
+        t.observe(ExpositionParser.parse(before), T0);
+        MetricValues v = t.observe(ExpositionParser.parse(after), T0 + 10_000).values();
+        assertEquals(45, v.get(Metric.LATENCY_MEAN_MS), EPS);   // 900 ms over 20 requests
+        assertFalse(v.has(Metric.LATENCY_P99_MS));
     }
 
     @Test
@@ -179,6 +221,26 @@ class InferenceServerTest {
                 Metric.KV_CACHE_USAGE, 0.91,
                 Metric.FAILED_TOTAL, 6.0,
                 Metric.RETRIED_TOTAL, 11.0), t.observe(scrape("sglang-2.txt"), T0 + 10_000).values());
+    }
+
+    @Test
+    void sglangCountsTensorParallelRanksOnceAndTakesTokensFromTheRealtimeCounter() {
+        // dp 2 × tp 2 with --enable-metrics-for-all-schedulers: ranks 0 and 1 repeat dp 0's figures, 2 and 3 dp 1's
+        TargetTracker t = tracker(InferenceServer.SGLANG, null);
+        assertValues(Map.of(Metric.QUEUE_LENGTH, 8.0, Metric.BATCH_SIZE, 108.0, Metric.KV_CACHE_USAGE, 0.65,
+                Metric.FAILED_TOTAL, 3.0, Metric.RETRIED_TOTAL, 3.0),
+                t.observe(scrape("sglang-tp-1.txt"), T0).values());
+        assertValues(Map.of(
+                Metric.TOKENS_PER_SEC, (18_000 + 16_000) / 10.0, // decode tokens, not the 30,000 finished ones
+                Metric.REQUESTS_PER_SEC, 10.0,
+                Metric.TTFT_P50_MS, 400.0,                     // rank 50 of 100: 0.2 s + 0.2 s * 40/40
+                Metric.TTFT_P99_MS, 1800.0,                    // rank 99: 1 s + 1 s * 4/5
+                Metric.LATENCY_P99_MS, 15_000.0,               // rank 99: 10 s + 10 s * 1/2
+                Metric.QUEUE_LENGTH, 10.0,
+                Metric.BATCH_SIZE, 115.0,
+                Metric.KV_CACHE_USAGE, 0.75,
+                Metric.FAILED_TOTAL, 4.0,
+                Metric.RETRIED_TOTAL, 4.0), t.observe(scrape("sglang-tp-2.txt"), T0 + 10_000).values());
     }
 
     @Test

@@ -66,7 +66,9 @@ class ScrapeConfigLoaderTest {
                 "scrape.yaml:5:58: tgi serves one model and labels no series with it; remove 'model'",
                 "scrape.yaml:6:29: unknown key 'port'; known keys: business, model, server, task, url",
                 "scrape.yaml:7:5: task 'b' already has a target; one target per task, as the gateway keeps one "
-                        + "series per task"),
+                        + "series per task",
+                "scrape.yaml:8:5: triton serves several models and mixes their figures; a target needs 'model' "
+                        + "(one target per model, each its own task)"),
                 errors("""
                         targets:
                           - {server: vllm, url: "http://h/metrics"}
@@ -75,6 +77,7 @@ class ScrapeConfigLoaderTest {
                           - {task: b, server: tgi, url: "http://h:3000/metrics", model: m}
                           - {task: b, server: vllm, port: 8000, url: "http://h/metrics"}
                           - {task: b, server: vllm, url: "http://h/metrics"}
+                          - {task: c, server: triton, url: "http://h:8002/metrics"}
                         """));
     }
 

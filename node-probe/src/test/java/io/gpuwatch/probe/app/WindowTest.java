@@ -4,6 +4,7 @@ import io.gpuwatch.protocol.Metric;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -18,7 +19,7 @@ class WindowTest {
 
     private static Window window(String prev, String cur) {
         return new Window(prev == null ? null : ExpositionParser.parse(prev), ExpositionParser.parse(cur), 10,
-                labels -> true, noTotals());
+                labels -> true, Set.of(), noTotals());
     }
 
     @Test
@@ -53,7 +54,8 @@ class WindowTest {
     void cumulativeFieldsAddIncreasesAcrossResets() {
         double[] totals = noTotals();
         totals[Metric.FAILED_TOTAL.ordinal()] = 12;
-        Window w = new Window(ExpositionParser.parse("f 12\n"), ExpositionParser.parse("f 3\n"), 10, l -> true, totals);
+        Window w = new Window(ExpositionParser.parse("f 12\n"), ExpositionParser.parse("f 3\n"), 10, l -> true,
+                Set.of(), totals);
         assertEquals(15, w.cumulative(Metric.FAILED_TOTAL, "f"));
         assertEquals(15, w.totals()[Metric.FAILED_TOTAL.ordinal()]);
     }
@@ -62,7 +64,8 @@ class WindowTest {
     void aMissingCounterLeavesItsTotalForLater() {
         double[] totals = noTotals();
         totals[Metric.FAILED_TOTAL.ordinal()] = 12;
-        Window w = new Window(ExpositionParser.parse("f 12\n"), ExpositionParser.parse("g 1\n"), 10, l -> true, totals);
+        Window w = new Window(ExpositionParser.parse("f 12\n"), ExpositionParser.parse("g 1\n"), 10, l -> true,
+                Set.of(), totals);
         assertTrue(Double.isNaN(w.cumulative(Metric.FAILED_TOTAL, "f")));
         assertEquals(12, w.totals()[Metric.FAILED_TOTAL.ordinal()]);
     }
@@ -78,7 +81,7 @@ class WindowTest {
         // increases: le=1 → 10 + 10, le=2 → 40 + 10; the median (rank 25) lies in (1, 2]
         assertEquals(1 + 5.0 / 30, window(prev, cur).quantile(0.5, "h"), 1e-12);
         Window onlyA = new Window(ExpositionParser.parse(prev), ExpositionParser.parse(cur), 10,
-                l -> !"b".equals(l.get("m")), noTotals());
+                l -> !"b".equals(l.get("m")), Set.of(), noTotals());
         assertEquals(1 + 10.0 / 30, onlyA.quantile(0.5, "h"), 1e-12);
     }
 
@@ -98,9 +101,22 @@ class WindowTest {
     }
 
     @Test
+    void replicaRanksCountOnceAndOtherSeriesAdd() {
+        String prev = "c_total{dp=\"0\",tp=\"0\"} 100\nc_total{dp=\"0\",tp=\"1\"} 100\nc_total{dp=\"1\",tp=\"2\"} 50\n";
+        String cur = "c_total{dp=\"0\",tp=\"0\"} 130\nc_total{dp=\"0\",tp=\"1\"} 129\nc_total{dp=\"1\",tp=\"2\"} 60\n"
+                + "g{dp=\"0\",tp=\"0\"} 4\ng{dp=\"0\",tp=\"1\"} 4\ng{dp=\"1\",tp=\"2\"} 3\n";
+        Window w = new Window(ExpositionParser.parse(prev), ExpositionParser.parse(cur), 10, l -> true,
+                Set.of("tp"), noTotals());
+        // dp 0: ranks tp 0 and 1 report the same requests, the larger increase (30) once; dp 1 adds 10
+        assertEquals(40, w.increase("c_total"));
+        assertEquals(7, w.gauge("g"));
+        assertEquals(69, window(prev, cur).increase("c_total"));   // without replica labels every rank adds
+    }
+
+    @Test
     void gaugesSumOrTakeTheMaxOverFilteredSeriesIgnoringNaN() {
         Window w = new Window(null, ExpositionParser.parse("g{m=\"a\"} 2\ng{m=\"b\"} 5\ng{m=\"c\"} NaN\ng 1\n"), 10,
-                l -> !"b".equals(l.get("m")), noTotals());
+                l -> !"b".equals(l.get("m")), Set.of(), noTotals());
         assertEquals(3, w.gauge("g"));
         assertEquals(2, w.gaugeMax("g"));
         assertTrue(Double.isNaN(w.gauge("absent")));
