@@ -60,7 +60,8 @@ import java.util.function.LongSupplier;
 /** {@code gpuwatch probe}: pushes a node's readings and events (real, simulated or replayed) to a gateway. */
 @Command(name = "probe", mixinStandardHelpOptions = true,
         description = "Run a probe against a gateway: read this node's GPUs through NVML (--nvml), simulate a "
-                + "fleet (--sim) or replay a recorded trace (--replay). The probe keeps sampling while the gateway "
+                + "fleet (--sim) or replay a recorded trace (--replay); --scrape-config alone runs a probe for a node "
+                + "without GPUs that only scrapes inference servers. The probe keeps sampling while the gateway "
                 + "is away, buffers within a bound (events before samples), reconnects with back-off and reports "
                 + "what it had to drop.")
 final class ProbeCommand implements Callable<Integer> {
@@ -75,10 +76,10 @@ final class ProbeCommand implements Callable<Integer> {
     @Option(names = "--token-file", required = true, paramLabel = "FILE", description = "file holding this probe's bearer token")
     Path tokenFile;
 
-    @ArgGroup(exclusive = true, multiplicity = "1")
-    Source source;
+    @ArgGroup(exclusive = true, multiplicity = "0..1")
+    Source source = new Source();
 
-    /** Where readings come from: exactly one. */
+    /** Where card readings come from: at most one, none for a node that only scrapes inference servers. */
     static final class Source {
         @Option(names = "--nvml", description = "read this node's NVIDIA GPUs through NVML")
         boolean nvml;
@@ -96,11 +97,13 @@ final class ProbeCommand implements Callable<Integer> {
             description = "the NVML library to load (default: libnvidia-ml.so.1 from the loader's path)")
     String nvmlLibrary;
 
-    @Option(names = "--node", paramLabel = "NAME", description = "this node's name (default: the host name); with --nvml")
+    @Option(names = "--node", paramLabel = "NAME",
+            description = "this node's name (default: the host name); with --nvml or --scrape-config")
     String node;
 
     @Option(names = "--label", paramLabel = "KEY=VALUE",
-            description = "a node label sent in hello (repeatable), e.g. --label cluster=a100-east; with --nvml")
+            description = "a node label sent in hello (repeatable), e.g. --label cluster=a100-east; with --nvml or "
+                    + "--scrape-config")
     Map<String, String> labels = new TreeMap<>();
 
     @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "1s",
@@ -122,7 +125,8 @@ final class ProbeCommand implements Callable<Integer> {
     String kubelet;
 
     @Option(names = "--scrape-config", paramLabel = "FILE",
-            description = "inference servers to scrape for the application layer (see docs/attribution.md); with --nvml")
+            description = "inference servers to scrape for the application layer (see docs/attribution.md); with "
+                    + "--nvml through its connection, with --sim or alone as a node of its own without cards")
     Path scrapeConfig;
 
     @Option(names = "--record", paramLabel = "FILE",
@@ -164,20 +168,32 @@ final class ProbeCommand implements Callable<Integer> {
         if (source.replay != null) {
             return runReplay(config, err);
         }
-        return runSim(config, err);
+        if (source.scenario != null) {
+            return runSim(config, err);
+        }
+        return runScrapeOnly(config, err);
     }
 
     /** An option that does not apply to the chosen source, named so the user is not left guessing. */
     private String misplacedOption() {
+        if (!source.nvml && source.scenario == null && source.replay == null && scrapeConfig == null) {
+            return "choose where readings come from: --nvml, --sim or --replay (or --scrape-config alone, for a "
+                    + "node without GPUs)";
+        }
+        if (source.replay != null && scrapeConfig != null) {
+            return "--scrape-config cannot be combined with --replay: the trace's own app frames are replayed, and "
+                    + "live scrapes would mix into a recorded timeline";
+        }
         if (!source.nvml) {
             for (String[] o : new String[][]{
-                    {"--nvml-library", nvmlLibrary}, {"--node", node}, {"--kubelet", kubelet},
-                    {"--attribution-labels", attributionLabels == null ? null : "x"},
-                    {"--scrape-config", scrapeConfig == null ? null : "x"},
-                    {"--label", labels.isEmpty() ? null : "x"}}) {
+                    {"--nvml-library", nvmlLibrary}, {"--kubelet", kubelet},
+                    {"--attribution-labels", attributionLabels == null ? null : "x"}}) {
                 if (o[1] != null) {
                     return o[0] + " applies to --nvml only";
                 }
+            }
+            if (scrapeConfig == null && (node != null || !labels.isEmpty())) {
+                return (node != null ? "--node" : "--label") + " applies to --nvml or --scrape-config only";
             }
         }
         if (source.replay == null && (keepBootIds || !"1".equals(speed))) {
@@ -194,6 +210,10 @@ final class ProbeCommand implements Callable<Integer> {
         if (sc == null) {
             return 1;
         }
+        ScrapeConfig scrape = loadScrapeConfig(err);
+        if (scrapeConfig != null && scrape == null) {
+            return 1;
+        }
         Vertx vertx = Vertx.vertx();
         SimFleet fleet = new SimFleet(sc, clock.getAsLong());
         SimRunner runner = new SimRunner(vertx, fleet, n -> config, clock);
@@ -201,25 +221,35 @@ final class ProbeCommand implements Callable<Integer> {
         if (record != null && writer == null) {
             return 1;
         }
-        if (writer != null) {
-            Recording rec = new Recording(writer);
+        Recording rec = writer == null ? null : new Recording(writer);
+        if (rec != null) {
             fleet.nodes().forEach(n -> rec.hello(fleet.hello(n)));
             runner.tap(rec::record);
         }
+        ScrapeNode scraping = scrape == null ? null : ScrapeNode.start(vertx, config, scrapeHello(), scrape, rec,
+                clock);
         CountDownLatch done = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
+            if (scraping != null) {
+                scraping.stop();
+            }
             Stop.quietly(runner.close(), vertx);
             closeTrace(writer, err);
             done.countDown();
         }, "gpuwatch-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         runner.start();
-        err.println("probe: " + sc.nodes() + " simulated nodes × " + sc.cardsPerNode() + " cards → "
-                + gateways(config) + (record != null ? ", recording to " + record : ""));
+        err.println("probe: " + sc.nodes() + " simulated nodes × " + sc.cardsPerNode() + " cards"
+                + (scraping != null ? " and node " + scraping.node() + " scraping " + scrape.targets().size()
+                + " inference servers" : "") + " → " + gateways(config)
+                + (record != null ? ", recording to " + record : ""));
         err.flush();
         runner.finished().onComplete(v -> done.countDown());
         done.await();
         unhook(hook);
+        if (scraping != null) {
+            scraping.stop();
+        }
         Stop.quietly(runner.close(), vertx);
         closeTrace(writer, err);
         return 0;
@@ -269,15 +299,9 @@ final class ProbeCommand implements Callable<Integer> {
             return usage(err, "--interval: at least 100ms, got " + interval);
         }
         String nodeName = node != null ? node : hostName();
-        ScrapeConfig scrape = null;
-        if (scrapeConfig != null) {
-            ScrapeConfigLoad load = ScrapeConfigLoader.load(scrapeConfig);
-            if (load instanceof ScrapeConfigLoad.Invalid invalid) {
-                invalid.errors().forEach(e -> err.println(e));
-                err.flush();
-                return 1;
-            }
-            scrape = ((ScrapeConfigLoad.Loaded) load).config();
+        ScrapeConfig scrape = loadScrapeConfig(err);
+        if (scrapeConfig != null && scrape == null) {
+            return 1;
         }
         // one node, one connection: a single event loop and a small worker pool keep the probe's footprint low
         Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(2)
@@ -343,6 +367,55 @@ final class ProbeCommand implements Callable<Integer> {
         err.flush();
         done.await();
         return 0;
+    }
+
+    /** A node without GPUs (a CPU-only router, a test box) that only scrapes inference servers. */
+    private int runScrapeOnly(UplinkConfig config, PrintWriter err) throws Exception {
+        ScrapeConfig scrape = loadScrapeConfig(err);
+        if (scrape == null) {
+            return 1;
+        }
+        TraceWriter writer = openTrace(err);
+        if (record != null && writer == null) {
+            return 1;
+        }
+        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(2)
+                .setInternalBlockingPoolSize(2));
+        ScrapeNode scraping = ScrapeNode.start(vertx, config, scrapeHello(), scrape,
+                writer == null ? null : new Recording(writer), clock);
+        CountDownLatch done = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            scraping.stop();
+            Stop.quietly(Future.succeededFuture(), vertx);
+            closeTrace(writer, err);
+            done.countDown();
+        }, "gpuwatch-shutdown"));
+        err.println("probe: node " + scraping.node() + " without GPUs, scraping " + scrape.targets().size()
+                + " inference servers every " + scrape.interval().toMillis() + " ms → " + gateways(config)
+                + (record != null ? ", recording to " + record : ""));
+        err.flush();
+        done.await();
+        return 0;
+    }
+
+    /** The hello of a node that has no cards to report, only its inference servers. */
+    private Hello scrapeHello() {
+        return new Hello(Frame.VERSION, node != null ? node : hostName(), UUID.randomUUID().toString(), PROBE_NAME,
+                null, null, labels, List.of());
+    }
+
+    /** The --scrape-config file, or null when not given or after printing its errors. */
+    private ScrapeConfig loadScrapeConfig(PrintWriter err) {
+        if (scrapeConfig == null) {
+            return null;
+        }
+        ScrapeConfigLoad load = ScrapeConfigLoader.load(scrapeConfig);
+        if (load instanceof ScrapeConfigLoad.Invalid invalid) {
+            invalid.errors().forEach(e -> err.println(e));
+            err.flush();
+            return null;
+        }
+        return ((ScrapeConfigLoad.Loaded) load).config();
     }
 
     /** The uplink settings from --gateway, --token-file and --trust, or null after saying what is wrong. */
@@ -445,7 +518,8 @@ final class ProbeCommand implements Callable<Integer> {
         }
     }
 
-    private static void await(Future<?> f) {
+    /** Waits up to 5 s for a stopping step, ignoring its failure. */
+    static void await(Future<?> f) {
         try {
             f.toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
         } catch (Exception ignored) {
