@@ -26,7 +26,6 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -43,13 +42,6 @@ class ProbeCommandScrapeTest {
 
     private static <T> T await(Future<T> f) throws Exception {
         return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    }
-
-    private static void waitFor(BooleanSupplier condition, long timeoutMs) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + timeoutMs;
-        while (!condition.getAsBoolean() && System.currentTimeMillis() < deadline) {
-            Thread.sleep(50);
-        }
     }
 
     private static Gateway gateway(Vertx vertx) throws Exception {
@@ -94,7 +86,7 @@ class ProbeCommandScrapeTest {
         Process probe = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(dir.resolve("probe.log").toFile()).start();
         try {
-            waitFor(() -> task(g, "svc-router") != null, 20_000);
+            GatewayProcess.waitFor(() -> task(g, "svc-router") != null, 20_000, "the scraped task at the gateway");
         } finally {
             probe.destroy();
             assertTrue(probe.waitFor(15, TimeUnit.SECONDS), "the probe stops on SIGTERM");
