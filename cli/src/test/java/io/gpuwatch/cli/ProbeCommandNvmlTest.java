@@ -204,9 +204,9 @@ class ProbeCommandNvmlTest {
         CommandLine cl = Main.commandLine();
         cl.setErr(new PrintWriter(err));
         int rc = cl.execute("probe", "--gateway", "ws://127.0.0.1:1", "--token-file", token.toString(),
-                "--sim", "../examples/scenarios/quiet.yaml", "--scrape-config", "x.yaml");
+                "--sim", "../examples/scenarios/quiet.yaml", "--kubelet", "https://node-a:10250");
         assertEquals(2, rc);
-        assertTrue(err.toString().contains("--scrape-config applies to --nvml only"), err.toString());
+        assertTrue(err.toString().contains("--kubelet applies to --nvml only"), err.toString());
 
         StringWriter err2 = new StringWriter();
         CommandLine both = Main.commandLine();
