@@ -12,6 +12,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -99,14 +100,23 @@ class ProbeCommandScrapeTest {
         Files.writeString(dir.resolve("token"), TOKEN + "\n");
         Gateway g = gateway(vertx);
         Path config = scrapeConfig(dir, vllm(vertx));
+        Path trace = dir.resolve("router.jsonl");
         String log = runUntilScraped(g, dir, "--scrape-config", config.toString(), "--node", "router-1",
-                "--label", "role=router");
+                "--label", "role=router", "--record", trace.toString());
         assertNotNull(task(g, "svc-router"), log);
         NodeState node = g.fleet().node("router-1");
         assertNotNull(node, log);
         assertEquals(0, node.cards().size());
         assertEquals("router", node.label("labels.role"));
         assertTrue(log.contains("node router-1 without GPUs, scraping 1 inference servers"), log);
+
+        List<JsonObject> lines = Files.readAllLines(trace).stream().map(JsonObject::new).toList();
+        assertEquals("hello", lines.get(0).getString("type"));
+        assertEquals(0, lines.get(0).getJsonArray("cards").size());
+        JsonObject app = lines.stream().filter(l -> "app".equals(l.getString("type"))).findFirst().orElseThrow();
+        assertEquals("router-1", app.getString("node"), app.encode());
+        assertEquals("vllm", app.getString("source"));
+        assertEquals(37.0, app.getDouble("batchSize"), "read from the fixture: " + app);
     }
 
     @Test
