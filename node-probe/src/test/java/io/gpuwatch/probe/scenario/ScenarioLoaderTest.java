@@ -51,7 +51,7 @@ class ScenarioLoaderTest {
         assertEquals(List.of(Incident.IdleAllocated.class, Incident.ThermalThrottle.class, Incident.Xid.class,
                 Incident.XidBurst.class, Incident.MemoryClimb.class, Incident.NodeSilent.class), kinds);
         Incident.Xid xid = (Incident.Xid) s.incidents().get(2);
-        assertEquals(new Incident.Xid(Duration.ofSeconds(15), "gpu-1", 5, 79, "GPU has fallen off the bus"), xid);
+        assertEquals(new Incident.Xid(Duration.ofSeconds(15), "gpu-1", 5, 79, "GPU has fallen off the bus", true), xid);
         Incident.MemoryClimb climb = (Incident.MemoryClimb) s.incidents().get(4);
         assertEquals(4L << 30, climb.bytes());
         assertEquals(Duration.ofSeconds(10), climb.per());
