@@ -214,11 +214,11 @@ final class SimNode {
                 double u = c.util() / 100;
                 load += u;
                 tokens += u * TOKENS_PER_CARD * c.tokensShare();
-                // a server that makes fewer tokens for the same requests makes them wait
-                latency += c.latencyFactor() / Math.pow(Math.max(0.02, c.tokensShare()), 0.7);
+                // a server that makes fewer tokens for the same requests makes them wait; its slowest shard
+                // sets the tail
+                latency = Math.max(latency, c.latencyFactor() / Math.pow(Math.max(0.02, c.tokensShare()), 0.7));
             }
             double mean = load / shards.size();
-            latency /= shards.size();
             double requests = load * TOKENS_PER_CARD / TOKENS_PER_REQUEST;
             double ttft = TTFT_P50_MS * (1 + 0.6 * mean * mean) * latency * appRandom.nextDouble(0.95, 1.05);
             MetricValues values = MetricValues.builder()
