@@ -593,6 +593,7 @@ public final class ScenarioLoader {
             String must = optional(e, "must", null, v -> oneOf(v, "expect.must", MUSTS));
             Duration span = optional(e, "span", null, v -> duration(v, "expect.span", false));
             if (cls != null) {
+                String given = cls;
                 boolean lookalike = cls.equals("lookalike");
                 for (String key : lookalike ? List.of("severity", "within", "tolerate") : List.of("must")) {
                     if (e.containsKey(key)) {
@@ -604,7 +605,7 @@ public final class ScenarioLoader {
                 }
                 for (String key : lookalike ? List.of("must") : List.of("severity", "within")) {
                     if (!e.containsKey(key)) {
-                        error(n, "missing 'expect." + key + "' (class " + (lookalike ? "lookalike" : cls) + ")");
+                        error(n, "missing 'expect." + key + "' (class " + given + ")");
                         cls = null;
                     }
                 }
