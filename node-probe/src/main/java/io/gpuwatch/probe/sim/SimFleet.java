@@ -6,6 +6,7 @@ import io.gpuwatch.protocol.Event;
 import io.gpuwatch.protocol.Frame;
 import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.protocol.Sample;
+import io.gpuwatch.protocol.SchedTask;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -64,10 +65,20 @@ public final class SimFleet {
         }
     }
 
-    private Map<String, List<String>> running() {
-        Map<String, List<String>> out = new LinkedHashMap<>();
+    /** What the fleet runs now, as the scheduler sees it: each task with its owner, business and cards. */
+    private Map<String, SchedTask> running() {
+        Map<String, SchedTask> out = new LinkedHashMap<>();
         for (SimNode n : nodes.values()) {
-            n.cardsByTask().forEach((task, uuids) -> out.computeIfAbsent(task, k -> new ArrayList<>()).addAll(uuids));
+            for (int c = 0; c < scenario.cardsPerNode(); c++) {
+                SimProcess p = n.process(c);
+                if (p == null) {
+                    continue;
+                }
+                SchedTask t = out.get(p.task);
+                List<String> cards = new ArrayList<>(t == null ? List.of() : t.cards());
+                cards.add(n.uuid(c));
+                out.put(p.task, new SchedTask(p.task, p.owner, p.business, cards, "running", cards.size()));
+            }
         }
         return out;
     }

@@ -174,18 +174,6 @@ final class SimNode {
         return cards.get(card).process();
     }
 
-    /** Task name → uuids of the cards its processes run on now. */
-    Map<String, List<String>> cardsByTask() {
-        Map<String, List<String>> out = new LinkedHashMap<>();
-        for (SimCard c : cards) {
-            SimProcess p = c.process();
-            if (p != null) {
-                out.computeIfAbsent(p.task, k -> new ArrayList<>()).add(c.uuid);
-            }
-        }
-        return out;
-    }
-
     String uuid(int card) {
         return cards.get(card).uuid;
     }

@@ -49,13 +49,13 @@ final class SimScheduler {
     private final long seed;
     private final int cardsTotal;
     private final List<Queue> queues = new ArrayList<>();
-    private final Supplier<Map<String, List<String>>> running;
+    private final Supplier<Map<String, SchedTask>> running;
 
     /**
-     * @param running task → card uuids of what the fleet runs now
+     * @param running what the fleet runs now, by task
      */
     SimScheduler(long startMs, long seed, int cardsTotal, List<Incident> incidents,
-                 Supplier<Map<String, List<String>>> running) {
+                 Supplier<Map<String, SchedTask>> running) {
         this.startMs = startMs;
         this.seed = seed;
         this.cardsTotal = cardsTotal;
@@ -71,7 +71,7 @@ final class SimScheduler {
 
     /** The queues' readings at elapsed time {@code elapsed}; {@code serving} tells inference tasks apart. */
     List<Sched> frames(long elapsed, java.util.function.Predicate<String> serving) {
-        Map<String, List<String>> now = running.get();
+        Map<String, SchedTask> now = running.get();
         List<Sched> out = new ArrayList<>(queues.size());
         for (Queue q : queues) {
             int target = 0;
@@ -86,10 +86,10 @@ final class SimScheduler {
             }
             List<SchedTask> tasks = new ArrayList<>();
             int allocated = 0;
-            for (Map.Entry<String, List<String>> e : now.entrySet()) {
-                if (serving.test(e.getKey()) != q.training) {
-                    tasks.add(new SchedTask(e.getKey(), null, null, e.getValue(), "running", e.getValue().size()));
-                    allocated += e.getValue().size();
+            for (SchedTask t : now.values()) {
+                if (serving.test(t.task()) != q.training) {
+                    tasks.add(t);
+                    allocated += t.cards().size();
                 }
             }
             int running = tasks.size();

@@ -333,7 +333,8 @@ class SimIncidentKindsTest {
         assertEquals(20, inference.get(120).values().get(Metric.PENDING));
         assertEquals(0, inference.get(400).values().get(Metric.PENDING));
         assertTrue(inference.stream().mapToDouble(q -> q.values().get(Metric.WAIT_MAX_S)).max().orElseThrow() < 300);
-        assertTrue(training.get(0).tasks().stream().anyMatch(t -> t.state().equals("running") && t.cards().size() == 16),
+        assertTrue(training.get(0).tasks().stream().anyMatch(t -> t.state().equals("running") && t.cards().size() == 16
+                && t.owner().equals("team-llm") && t.business().equals("chat-pretrain")),
                 "the two-node job holds 16 cards");
     }
 
