@@ -16,7 +16,7 @@ import java.util.function.Supplier;
 
 /**
  * A scheduler adapter's view of the simulated fleet: one queue for training and one for inference. Running tasks
- * are what the nodes run; a few training tasks wait at a time, each for at most two minutes, and
+ * are what the nodes run; a few training tasks wait at a time, for about a minute, and
  * {@link Incident.QueueLoad} incidents pile tasks up (waits grow while nothing starts) or burst and drain them.
  * Tasks start oldest first.
  */
@@ -94,14 +94,15 @@ final class SimScheduler {
             }
             int running = tasks.size();
             List<Double> waits = new ArrayList<>();
-            // the day's usual few waiting tasks, each window's start within the last two minutes
-            int usual = baseline(q, elapsed);
+            // the day's usual few waiting tasks, which start after a minute or so
+            SplittableRandom draw = usualDraw(elapsed);
+            int usual = q.training ? draw.nextInt(3) : 0;
             long window = elapsed / BASELINE_STEP_MS;
             for (int i = 0; i < usual; i++) {
                 tasks.add(new SchedTask(q.name + "-queued-" + window + "-" + i, q.owner, q.business, List.of(),
                         "pending", REQUESTED_CARDS));
             }
-            double usualWait = usual == 0 ? 0 : (elapsed % BASELINE_STEP_MS) / 1000.0;
+            double usualWait = usual == 0 ? 0 : draw.nextDouble(45, 75);
             for (long[] p : q.pending) {
                 waits.add((elapsed - p[0]) / 1000.0);
                 tasks.add(new SchedTask(q.name + "-pending-" + p[1], q.owner, q.business, List.of(), "pending",
@@ -121,12 +122,9 @@ final class SimScheduler {
         return out;
     }
 
-    /** How many training tasks usually wait: 0–2, drawn anew each two minutes by the seed. */
-    private int baseline(Queue q, long elapsed) {
-        if (!q.training) {
-            return 0;
-        }
-        return new SplittableRandom(seed ^ (elapsed / BASELINE_STEP_MS) * 0x9E3779B97F4A7C15L).nextInt(3);
+    /** The draw of the usual queue, anew each two minutes, by the seed. */
+    private SplittableRandom usualDraw(long elapsed) {
+        return new SplittableRandom(seed ^ (elapsed / BASELINE_STEP_MS) * 0x9E3779B97F4A7C15L);
     }
 
     /** Tasks an incident adds: a pile-up that stays, or a burst that peaks early and drains by the end. */
