@@ -109,8 +109,7 @@ final class DemoCommand implements Callable<Integer> {
         int bound = gateway.port();
         // the fleet keeps sampling after the script ends, so open alerts can resolve on live data
         // instead of every node turning silent at once
-        Scenario endless = new Scenario(sc.name(), sc.nodes(), sc.cardsPerNode(), sc.nodePrefix(), sc.intervalMs(),
-                sc.seed(), sc.model(), null, sc.labels(), sc.nodeLabels(), sc.incidents());
+        Scenario endless = sc.with(null, sc.seed());
         SimRunner runner = new SimRunner(vertx, new SimFleet(endless, System.currentTimeMillis()),
                 node -> UplinkConfig.of("127.0.0.1", bound, token), System::currentTimeMillis);
 

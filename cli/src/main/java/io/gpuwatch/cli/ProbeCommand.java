@@ -17,7 +17,9 @@ import io.gpuwatch.probe.scenario.Scenario;
 import io.gpuwatch.probe.scenario.ScenarioError;
 import io.gpuwatch.probe.scenario.ScenarioLoad;
 import io.gpuwatch.probe.scenario.ScenarioLoader;
+import io.gpuwatch.probe.sim.LabelsFile;
 import io.gpuwatch.probe.sim.SimFleet;
+import io.gpuwatch.probe.sim.SimRecorder;
 import io.gpuwatch.probe.sim.SimRunner;
 import io.gpuwatch.probe.trace.Recording;
 import io.gpuwatch.probe.trace.ReplayReport;
@@ -67,13 +69,15 @@ import java.util.function.LongSupplier;
 final class ProbeCommand implements Callable<Integer> {
     static final String PROBE_NAME = "gpuwatch-probe/0.1.0";
 
-    @Option(names = "--gateway", required = true, split = ",", paramLabel = "URL",
+    @Option(names = "--gateway", split = ",", paramLabel = "URL",
             description = "the gateway's probe URL, ws://HOST:PORT or wss://HOST:PORT; for a cluster, list its "
                     + "gateways (repeat the option or separate them with commas): the first is tried first, the "
-                    + "others in turn when the one in use is down")
+                    + "others in turn when the one in use is down; required except with --sim and --record, which "
+                    + "then records the scenario offline, in virtual time")
     List<String> gateway;
 
-    @Option(names = "--token-file", required = true, paramLabel = "FILE", description = "file holding this probe's bearer token")
+    @Option(names = "--token-file", paramLabel = "FILE",
+            description = "file holding this probe's bearer token; required with --gateway")
     Path tokenFile;
 
     @ArgGroup(exclusive = true, multiplicity = "0..1")
@@ -131,7 +135,8 @@ final class ProbeCommand implements Callable<Integer> {
 
     @Option(names = "--record", paramLabel = "FILE",
             description = "also write every frame sent to this trace file (.gz compresses), for `rules backtest` "
-                    + "and --replay")
+                    + "and --replay; with --sim and no --gateway, record the scenario offline (as fast as it goes, "
+                    + "from its start: time) and write its labels beside the trace as NAME.labels.yaml")
     Path record;
 
     @Option(names = "--speed", paramLabel = "X", defaultValue = "1",
@@ -154,6 +159,16 @@ final class ProbeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
+        if (gateway == null || gateway.isEmpty()) {
+            if (source.scenario != null && record != null) {
+                String misplaced = misplacedOption();
+                return misplaced != null ? usage(err, misplaced) : recordOffline(err);
+            }
+            return usage(err, "Missing required option: '--gateway=URL' (only --sim with --record runs without one)");
+        }
+        if (tokenFile == null) {
+            return usage(err, "Missing required option: '--token-file=FILE'");
+        }
         UplinkConfig config = uplinkConfig(err);
         if (config == null) {
             return 2;
@@ -253,6 +268,39 @@ final class ProbeCommand implements Callable<Integer> {
         Stop.quietly(runner.close(), vertx);
         closeTrace(writer, err);
         return 0;
+    }
+
+    /** {@code --sim S --record T} without a gateway: the scenario in virtual time into T, its labels beside it. */
+    private int recordOffline(PrintWriter err) throws Exception {
+        if (trustPem != null || tokenFile != null) {
+            return usage(err, (trustPem != null ? "--trust" : "--token-file") + " applies with --gateway only");
+        }
+        Scenario sc = loadScenario(source.scenario, err);
+        if (sc == null) {
+            return 1;
+        }
+        if (sc.duration() == null) {
+            err.println(source.scenario + ": an offline recording (--record without --gateway) needs the scenario's "
+                    + "'duration'");
+            err.flush();
+            return 1;
+        }
+        // a recording is a function of the scenario: it replaces the file rather than appending another run
+        Files.deleteIfExists(record);
+        TraceWriter writer = openTrace(err);
+        if (writer == null) {
+            return 1;
+        }
+        SimFleet fleet = new SimFleet(sc, sc.startMs());
+        List<SimRecorder.Label> labels = new SimRecorder(fleet, writer).run();
+        closeTrace(writer, err);
+        long written = writer.stats().written();
+        Path labelsFile = LabelsFile.write(record, sc.name(), sc.startMs(), labels);
+        err.println("probe: recorded scenario '" + sc.name() + "' (" + sc.nodes() + " nodes × " + sc.cardsPerNode()
+                + " cards, " + sc.duration().toSeconds() + " s) to " + record + ": " + written
+                + " frames; " + labels.size() + " labels in " + labelsFile);
+        err.flush();
+        return writer.stats().failure() == null ? 0 : 1;
     }
 
     private int runReplay(UplinkConfig config, PrintWriter err) throws Exception {

@@ -46,8 +46,7 @@ public final class BacktestDay {
         }
         ScenarioLoad load = ScenarioLoader.load(Path.of("../examples/scenarios/demo.yaml"));
         Scenario demo = ((ScenarioLoad.Loaded) load).scenario();
-        Scenario endless = new Scenario(demo.name(), demo.nodes(), demo.cardsPerNode(), demo.nodePrefix(),
-                demo.intervalMs(), demo.seed(), demo.model(), null, demo.labels(), demo.nodeLabels(), demo.incidents());
+        Scenario endless = demo.with(null, demo.seed());
         long seconds = hours * 3600;
 
         // the day is generated once into memory in chunks of an hour, so the simulator's cost is not timed

@@ -49,8 +49,7 @@ class DemoScenarioTest {
         assertTrue(rules.ok(), rules.diagnostics().toString());
         ScenarioLoad load = ScenarioLoader.load(Path.of("../examples/scenarios/demo.yaml"));
         Scenario demo = assertInstanceOf(ScenarioLoad.Loaded.class, load).scenario();
-        Scenario endless = new Scenario(demo.name(), demo.nodes(), demo.cardsPerNode(), demo.nodePrefix(),
-                demo.intervalMs(), demo.seed(), demo.model(), null, demo.labels(), demo.nodeLabels(), demo.incidents());
+        Scenario endless = demo.with(null, demo.seed());
         SimFleet sim = new SimFleet(endless, T0);
         FleetState fleet = new FleetState();
         MemoryLedger ledger = new MemoryLedger(1000, "http://demo");

@@ -248,8 +248,7 @@ class RoutedDemoTest {
         assertTrue(rules.ok(), rules.diagnostics().toString());
         Scenario demo = ((ScenarioLoad.Loaded) ScenarioLoader.load(Path.of("../examples/scenarios/demo.yaml")))
                 .scenario();
-        Scenario endless = new Scenario(demo.name(), demo.nodes(), demo.cardsPerNode(), demo.nodePrefix(),
-                demo.intervalMs(), demo.seed(), demo.model(), null, demo.labels(), demo.nodeLabels(), demo.incidents());
+        Scenario endless = demo.with(null, demo.seed());
         SimFleet sim = new SimFleet(endless, T0);
         FleetState fleet = new FleetState();
         MemoryLedger ledger = new MemoryLedger(1000, "http://demo");

@@ -14,16 +14,30 @@ import java.util.Map;
  * @param duration how long the simulation runs; null to run until stopped
  * @param labels labels of every node
  * @param nodeLabels extra labels by node name, over {@code labels}
+ * @param startMs epoch ms at which an offline recording starts (the scenario's {@code start:})
+ * @param scheduler whether a scheduler adapter reports the fleet's queues ({@code sched} frames)
+ * @param expectations the labels of the incidents that carry {@code expect:}, in file order
  */
 public record Scenario(String name, int nodes, int cardsPerNode, String nodePrefix, long intervalMs, long seed,
                        CardModel model, Duration duration, Map<String, String> labels,
-                       Map<String, Map<String, String>> nodeLabels, List<Incident> incidents) {
+                       Map<String, Map<String, String>> nodeLabels, List<Incident> incidents, long startMs,
+                       boolean scheduler, List<Expectation> expectations) {
+    /** Where an offline recording starts when the scenario names no {@code start}: 2026-01-01T00:00:00Z. */
+    public static final long DEFAULT_START_MS = 1_767_225_600_000L;
+
     public Scenario {
+        expectations = List.copyOf(expectations);
         labels = Map.copyOf(labels);
         Map<String, Map<String, String>> copy = new LinkedHashMap<>();
         nodeLabels.forEach((k, v) -> copy.put(k, Map.copyOf(v)));
         nodeLabels = Map.copyOf(copy);
         incidents = List.copyOf(incidents);
+    }
+
+    /** The same scenario with another duration (null: endless) and seed. */
+    public Scenario with(Duration duration, long seed) {
+        return new Scenario(name, nodes, cardsPerNode, nodePrefix, intervalMs, seed, model, duration, labels,
+                nodeLabels, incidents, startMs, scheduler, expectations);
     }
 
     /** Node names in index order. */

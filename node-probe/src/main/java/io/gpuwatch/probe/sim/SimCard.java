@@ -1,6 +1,7 @@
 package io.gpuwatch.probe.sim;
 
 import io.gpuwatch.probe.scenario.CardModel;
+import io.gpuwatch.probe.scenario.Incident.Effect;
 import io.gpuwatch.probe.scenario.XidCatalog;
 import io.gpuwatch.protocol.CardInfo;
 import io.gpuwatch.protocol.CardReading;
@@ -9,12 +10,14 @@ import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
 import io.gpuwatch.protocol.ProcessInfo;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.random.RandomGenerator;
 
 /**
  * One simulated card. Utilisation follows the workload; power follows utilisation; temperature follows power
  * with a lag; the SM clock boosts under load and drops when the card throttles to hold its slowdown threshold.
+ * Spells (see {@link Effect}) bend these while they hold.
  */
 final class SimCard {
     /** Memory the driver holds on every card, which nvidia-smi counts as used. */
@@ -26,6 +29,12 @@ final class SimCard {
     private static final long WARMUP_MS = 20_000;
     private static final long RESTART_AFTER_OOM_MS = 15_000;
     private static final double COOLING_FAILURE_FACTOR = 1.9;
+    /** Utilisation while a starting job loads its data and compiles, before it warms up. */
+    private static final double RAMP_UTIL_SHARE = 0.12;
+
+    /** A spell on this card, from and until elapsed ms. */
+    private record Active(Effect effect, long from, long until, double startTempC) {
+    }
 
     final int index;
     final String uuid;
@@ -43,6 +52,8 @@ final class SimCard {
     private boolean thermalSlowdown;
     private boolean powerCapped;
     private double climbBytesPerMs;
+    private final List<Active> spells = new ArrayList<>();
+    private double clockShare = 1;
 
     private double util;
     private double memUtil;
@@ -57,11 +68,12 @@ final class SimCard {
     private double smOccupancy;
     private double tensorActive;
     private double dramActive;
-    private final long eccCorrected;
+    private long eccCorrected;
     private long eccUncorrected;
     private long remappedUncorrectable;
     private boolean remappedPending;
-    private final long pcieReplays;
+    private long pcieReplays;
+    private long nvlinkErrors;
 
     SimCard(SimNode node, int index, String uuid, String pciBusId, CardModel model, Workload baseline,
             RandomGenerator random) {
@@ -104,18 +116,118 @@ final class SimCard {
 
     // ---- incidents
 
-    void xid(long at, int code, String text) {
+    void xid(long at, int code, String text, boolean fallsOff) {
         if (lost) {
             return;
         }
         Long pid = proc == null ? null : proc.pid;
         node.emit(at, uuid, "xid", code, text, pid);
-        if (code == 79) {
+        if (fallsOff) {
             // the driver can no longer reach the card: NVML answers GPU_IS_LOST from now on
             node.emit(at, uuid, "gpu_lost", null, "NVML_ERROR_GPU_IS_LOST: GPU " + pciBusId + " is lost", pid);
             lost = true;
             proc = null;
         }
+    }
+
+    void eccCorrected(long at, int count) {
+        if (lost) {
+            return;
+        }
+        eccCorrected += count;
+        node.emit(at, uuid, "ecc_corrected", null, count + " corrected ECC error" + (count == 1 ? "" : "s")
+                + " in device memory", proc == null ? null : proc.pid);
+    }
+
+    /** A spell starts; a {@link Effect.Vacant} one ends the card's process now. */
+    void cast(long at, Effect effect, long until) {
+        if (lost) {
+            return;
+        }
+        if (effect instanceof Effect.Vacant v) {
+            vacate(at, v.exitCode());
+            return;
+        }
+        if (effect instanceof Effect.Links l) {
+            nvlinkErrors += random.nextInt(20, 200) * (long) l.down();
+        }
+        spells.add(new Active(effect, at, until, tempC));
+    }
+
+    /** A spell ends; after a {@link Effect.Vacant} one the card's job starts again, ramping up. */
+    void lift(long at, Effect effect) {
+        spells.removeIf(a -> a.effect() == effect);
+        if (effect instanceof Effect.Vacant v && !lost && proc == null) {
+            startBaseline(at);
+            proc.rampMs = v.ramp().toMillis();
+        }
+    }
+
+    /** The card's process goes; {@code exitCode} null: silently, as if it never ran (a run that starts so). */
+    void vacate(long at, Integer exitCode) {
+        if (proc != null && exitCode != null) {
+            String how = exitCode == 143 ? "was cancelled (SIGTERM, code 143)" : "exited with code " + exitCode;
+            node.emit(at, uuid, "process_exit", null, "pid " + proc.pid + " (" + proc.task + ") " + how, proc.pid);
+        }
+        proc = null;
+        climbBytesPerMs = 0;
+    }
+
+    /** The node is back from a reboot: counters since driver load restart, the card is readable again. */
+    void rebooted(long at, boolean jobRestarts) {
+        lost = false;
+        proc = null;
+        spells.clear();
+        coolingFailed = false;
+        climbBytesPerMs = 0;
+        energyJ = random.nextDouble(1e3, 1e4);
+        eccCorrected = 0;
+        eccUncorrected = 0;
+        pcieReplays = 0;
+        nvlinkErrors = 0;
+        tempC = inletC + thermalR * idleW();
+        if (jobRestarts) {
+            startBaseline(at);
+            proc.rampMs = WARMUP_MS;
+        }
+    }
+
+    /** The current process's task, owner and business, or null on an empty or lost card. */
+    SimProcess process() {
+        return lost ? null : proc;
+    }
+
+    /** Current utilisation, 0–100. */
+    double util() {
+        return lost ? 0 : util;
+    }
+
+    /** The product of the tokens/s shares of the Serving spells on the card. */
+    double tokensShare() {
+        return spells.stream().filter(a -> a.effect() instanceof Effect.Serving).mapToDouble(a ->
+                ((Effect.Serving) a.effect()).tokens()).reduce(1, (x, y) -> x * y);
+    }
+
+    /** The product of the latency factors of the Serving spells on the card. */
+    double latencyFactor() {
+        return spells.stream().filter(a -> a.effect() instanceof Effect.Serving).mapToDouble(a ->
+                ((Effect.Serving) a.effect()).latency()).reduce(1, (x, y) -> x * y);
+    }
+
+    /** The pace the card's work runs at now: the product of its Load spells (a dip is deepest at mid-spell). */
+    double loadShare(long at) {
+        double f = 1;
+        for (Active a : spells) {
+            if (a.effect() instanceof Effect.Load l) {
+                double depth = 1;
+                if (l.dip()) {
+                    double x = (at - a.from()) / (double) Math.max(1, a.until() - a.from());
+                    depth = Math.sin(Math.PI * Math.max(0, Math.min(1, x)));
+                }
+                f *= 1 - (1 - l.factor()) * depth;
+            }
+        }
+        return f;
     }
 
     void coolingFailed(boolean failed) {
@@ -162,6 +274,7 @@ final class SimCard {
 
     private void oom(long at) {
         long pid = proc.pid;
+        node.oomed(proc.task);
         String total = String.format("%.2f GiB", model.memTotalBytes() / (double) (1L << 30));
         node.emit(at, uuid, "oom", null, "CUDA out of memory. Tried to allocate 2.00 GiB. GPU " + index
                 + " has a total capacity of " + total + " of which 20.00 MiB is free (" + proc.task + ")", pid);
@@ -211,8 +324,8 @@ final class SimCard {
             util = 0;
         } else {
             util += (target - util) * (1 - Math.exp(-s / UTIL_TAU_S)) + random.nextGaussian() * 1.5 * Math.sqrt(s);
-            boolean steady = to - proc.startedAt >= WARMUP_MS;
-            util = Math.max(steady ? 60 : 0, Math.min(util, 98));
+            boolean steady = to - proc.startedAt >= proc.rampMs + WARMUP_MS;
+            util = Math.max(steady ? 60 * loadShare(to) : 0, Math.min(util, 98));
         }
         memUtil = util <= 0 ? 0 : clamp(util * proc.workload.memRatio() + random.nextGaussian(), 1, 95);
 
@@ -229,9 +342,25 @@ final class SimCard {
             double cap = (model.slowdownTempC() - 1.5 - inletC) / r;
             p = Math.max(idleW(), Math.min(demand, cap));
         }
+        clockShare = 1;
+        for (Active a : spells) {
+            if (a.effect() instanceof Effect.Clock c && util > 0) {
+                clockShare = Math.min(clockShare, c.clock());
+                p = c.atLimit() ? model.powerLimitW() * random.nextDouble(0.975, 1.0)
+                        : Math.max(idleW(), p * c.power());
+            }
+        }
         powerCapped = p > model.powerLimitW();
         p = Math.min(p, model.powerLimitW());
-        tempC += (inletC + r * p - tempC) * (1 - Math.exp(-s / TEMP_TAU_S));
+        double settled = inletC + r * p;
+        for (Active a : spells) {
+            if (a.effect() instanceof Effect.Heat h) {
+                double goal = h.perMinute() > 0
+                        ? Math.min(h.toC(), a.startTempC() + h.perMinute() * (to - a.from()) / 60_000.0) : h.toC();
+                settled = Math.max(settled, goal);
+            }
+        }
+        tempC += (settled - tempC) * (1 - Math.exp(-s / TEMP_TAU_S));
         energyJ += p * s;
         powerW = p * (1 + random.nextGaussian() * 0.008);
 
@@ -248,7 +377,7 @@ final class SimCard {
         }
         double boost = model.maxSmClockMHz() - 15 * Math.floor(Math.max(0, tempC - 60) / 5);
         double ratio = demand > idle ? clamp((power - idle) / (demand - idle), 0.45, 1) : 1;
-        double clock = boost * ratio - (random.nextInt(4) == 0 ? 15 : 0);
+        double clock = boost * ratio * clockShare - (random.nextInt(4) == 0 ? 15 : 0);
         smClockMHz = (int) (Math.round(clock / 15) * 15);
     }
 
@@ -264,9 +393,18 @@ final class SimCard {
             } else {
                 proc.memBytes += grow;
             }
-        } else if (proc.memBytes < proc.targetBytes) {
-            proc.memBytes = Math.min(proc.targetBytes, proc.memBytes + proc.targetBytes * dtMs / WARMUP_MS);
+            return;
         }
+        double target = proc.targetBytes;
+        for (Active a : spells) {
+            if (a.effect() instanceof Effect.Memory mem) {
+                target = mem.level() * model.memTotalBytes() - RESERVED_BYTES;
+            }
+        }
+        boolean plateau = target != proc.targetBytes;
+        double stepBytes = (plateau ? model.memTotalBytes() : proc.targetBytes) * dtMs / WARMUP_MS;
+        proc.memBytes = proc.memBytes < target ? Math.min(target, proc.memBytes + stepBytes)
+                : Math.max(target, proc.memBytes - stepBytes);
     }
 
     private double targetUtil(long at) {
@@ -278,8 +416,12 @@ final class SimCard {
         if (w.utilSwing() > 0) {
             base += w.utilSwing() * Math.sin(2 * Math.PI * at / w.periodMs() + w.phase());
         }
-        double warm = Math.min(1, Math.max(0, (at - proc.startedAt) / (double) WARMUP_MS));
-        return base * warm;
+        long since = at - proc.startedAt - proc.rampMs;
+        if (since < 0) {
+            return base * RAMP_UTIL_SHARE;
+        }
+        double warm = Math.min(1, since / (double) WARMUP_MS);
+        return base * warm * loadShare(at);
     }
 
     private double idleW() {
@@ -327,6 +469,14 @@ final class SimCard {
         if (powerCapped) {
             reasons |= ClockEventReason.SW_POWER_CAP.bit();
         }
+        int linksDown = 0;
+        for (Active a : spells) {
+            if (a.effect() instanceof Effect.Clock c && util > 0) {
+                reasons |= c.reasons();
+            } else if (a.effect() instanceof Effect.Links l) {
+                linksDown = Math.max(linksDown, l.down());
+            }
+        }
         MetricValues.Builder b = MetricValues.builder()
                 .set(Metric.GPU_UTIL, Math.round(util))
                 .set(Metric.MEM_UTIL, Math.round(memUtil))
@@ -350,11 +500,16 @@ final class SimCard {
                 .set(Metric.PCIE_LINK_GEN, model.pcieGen())
                 .set(Metric.PCIE_LINK_WIDTH, model.pcieWidth());
         if (model.nvlinks() > 0) {
-            b.set(Metric.NVLINK_ERRORS, 0).set(Metric.NVLINK_LINKS_DOWN, 0);
+            b.set(Metric.NVLINK_ERRORS, nvlinkErrors).set(Metric.NVLINK_LINKS_DOWN, Math.min(linksDown, model.nvlinks()));
         }
         if (model.gpm()) {
             b.set(Metric.SM_ACTIVE, round2(smActive)).set(Metric.SM_OCCUPANCY, round2(smOccupancy))
                     .set(Metric.TENSOR_ACTIVE, round2(tensorActive)).set(Metric.DRAM_ACTIVE, round2(dramActive));
+        }
+        for (Active a : spells) {
+            if (a.effect() instanceof Effect.Unsupported u) {
+                u.metrics().forEach(m -> b.set(m, Double.NaN));
+            }
         }
         List<ProcessInfo> processes = proc == null ? List.of()
                 : List.of(new ProcessInfo(proc.pid, Math.round(proc.memBytes), proc.task, proc.owner, proc.business));

@@ -3,20 +3,26 @@ package io.gpuwatch.probe.sim;
 import io.gpuwatch.probe.scenario.Incident;
 import io.gpuwatch.probe.scenario.Scenario;
 import io.gpuwatch.protocol.Event;
+import io.gpuwatch.protocol.Frame;
 import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.protocol.Sample;
+import io.gpuwatch.protocol.SchedTask;
 
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.UUID;
 
 /**
  * A simulated fleet playing out a {@link Scenario}. Readings are a function of the time since {@code startMs}
  * and the scenario's seed, so a caller that steps time exactly gets the same run every time. Frames carry seq 0;
- * the uplink numbers them. Not thread-safe: one owner calls it.
+ * the uplink numbers them. With the scenario's scheduler, a further producer ({@link #producers()}) reports the
+ * queues. Not thread-safe: one owner calls it.
  */
 public final class SimFleet {
     private static final String[][] TRAINING = {
@@ -27,6 +33,9 @@ public final class SimFleet {
     private final Scenario scenario;
     private final long startMs;
     private final Map<String, SimNode> nodes = new LinkedHashMap<>();
+    private final Set<String> services = new HashSet<>();
+    private final SimScheduler scheduler;
+    private final Hello schedulerHello;
 
     public SimFleet(Scenario scenario, long startMs) {
         this.scenario = scenario;
@@ -40,9 +49,38 @@ public final class SimFleet {
             List<Workload> workloads = i % 4 == 3
                     ? inference(scenario.cardsPerNode(), random)
                     : training(jobs, (i / 4) * 2 + (i % 4 == 2 ? 1 : 0), scenario.cardsPerNode(), root);
-            List<Incident> mine = scenario.incidents().stream().filter(x -> x.node().equals(name)).toList();
+            workloads.stream().filter(Workload::serves).forEach(w -> services.add(w.task()));
+            List<Incident> mine = scenario.incidents().stream().filter(x -> name.equals(x.node())).toList();
             nodes.put(name, new SimNode(name, startMs, scenario.model(), workloads, scenario.labelsOf(name), mine, random));
         }
+        if (scenario.scheduler()) {
+            scheduler = new SimScheduler(startMs, scenario.seed(), scenario.nodes() * scenario.cardsPerNode(),
+                    scenario.incidents(), this::running);
+            schedulerHello = new Hello(Frame.VERSION, SimScheduler.PRODUCER,
+                    new UUID(scenario.seed(), 1).toString(), SimNode.PROBE, null, null, scenario.labels(),
+                    List.of());
+        } else {
+            scheduler = null;
+            schedulerHello = null;
+        }
+    }
+
+    /** What the fleet runs now, as the scheduler sees it: each task with its owner, business and cards. */
+    private Map<String, SchedTask> running() {
+        Map<String, SchedTask> out = new LinkedHashMap<>();
+        for (SimNode n : nodes.values()) {
+            for (int c = 0; c < scenario.cardsPerNode(); c++) {
+                SimProcess p = n.process(c);
+                if (p == null) {
+                    continue;
+                }
+                SchedTask t = out.get(p.task);
+                List<String> cards = new ArrayList<>(t == null ? List.of() : t.cards());
+                cards.add(n.uuid(c));
+                out.put(p.task, new SchedTask(p.task, p.owner, p.business, cards, "running", cards.size()));
+            }
+        }
+        return out;
     }
 
     /** Nodes 0–1, 4–5, … share a two-node training job; nodes 2, 6, … run one alone. */
@@ -96,9 +134,50 @@ public final class SimFleet {
         return List.copyOf(nodes.keySet());
     }
 
-    /** The node's hello: its cards, labels and the bootId it keeps for the whole run. */
-    public Hello hello(String node) {
-        return node(node).hello();
+    /** The producers: the nodes in index order, then the scheduler when the scenario has one. */
+    public List<String> producers() {
+        List<String> out = new ArrayList<>(nodes.keySet());
+        if (scheduler != null) {
+            out.add(SimScheduler.PRODUCER);
+        }
+        return out;
+    }
+
+    /** The producer's hello: a node's cards, labels and bootId (a new one after a node-reboot), or the scheduler's. */
+    public Hello hello(String producer) {
+        return scheduler != null && producer.equals(SimScheduler.PRODUCER) ? schedulerHello : node(producer).hello();
+    }
+
+    /**
+     * What the producer sends at {@code nowMs}: a node's due events, its sample and the app readings of its
+     * inference services; the scheduler's sched frames. Call it only for a producer that is not silent.
+     */
+    public List<Frame> frames(String producer, long nowMs) {
+        long elapsed = elapsed(nowMs);
+        if (scheduler != null && producer.equals(SimScheduler.PRODUCER)) {
+            return List.copyOf(scheduler.frames(elapsed, services::contains));
+        }
+        SimNode n = node(producer);
+        List<Frame> out = new ArrayList<>(n.eventsDue(elapsed));
+        out.add(n.sample(elapsed));
+        out.addAll(n.apps(elapsed));
+        return out;
+    }
+
+    /** Whether a probe-disconnect incident holds the node at {@code nowMs}: it samples, but reaches no gateway. */
+    public boolean disconnected(String producer, long nowMs) {
+        return nodes.containsKey(producer) && node(producer).disconnected(elapsed(nowMs));
+    }
+
+    /** The uuid of a node's card. */
+    public String uuid(String node, int card) {
+        return node(node).uuid(card);
+    }
+
+    /** The task on a node's card now, with its business, or null when the card is empty or lost. */
+    public String[] task(String node, int card) {
+        SimProcess p = node(node).process(card);
+        return p == null ? null : new String[]{p.task, p.business};
     }
 
     /** The node's readings at {@code nowMs}; time before the last call is not replayed. */
@@ -111,9 +190,9 @@ public final class SimFleet {
         return node(node).eventsDue(elapsed(nowMs));
     }
 
-    /** Whether a node-silent incident holds the node at {@code nowMs}. */
-    public boolean silent(String node, long nowMs) {
-        return node(node).silent(elapsed(nowMs));
+    /** Whether a node-silent incident or a node-reboot holds the producer at {@code nowMs}. */
+    public boolean silent(String producer, long nowMs) {
+        return nodes.containsKey(producer) && node(producer).silent(elapsed(nowMs));
     }
 
     /** Whether the scenario's duration has passed; never for a scenario without one. */

@@ -11,6 +11,8 @@ final class SimProcess {
     final long startedAt;
     final double targetBytes;
     double memBytes;
+    /** How long the process loads and compiles, at low utilisation, before it warms up. */
+    long rampMs;
 
     SimProcess(long pid, String task, String owner, String business, Workload workload, boolean idleHold,
                long startedAt, double targetBytes, double memBytes) {

@@ -2,9 +2,7 @@ package io.gpuwatch.probe.sim;
 
 import io.gpuwatch.probe.uplink.Uplink;
 import io.gpuwatch.probe.uplink.UplinkConfig;
-import io.gpuwatch.protocol.Event;
 import io.gpuwatch.protocol.Frame;
-import io.gpuwatch.protocol.Sample;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -25,7 +23,9 @@ import java.util.logging.Logger;
 /**
  * Plays a {@link SimFleet} to a gateway: one {@link Uplink} per node and, every interval, each node's due events
  * and its sample. A node in a node-silent incident produces nothing and holds no connection; when the silence
- * ends it reconnects with the same boot and its uplink replays what the gateway has not acknowledged.
+ * ends it reconnects with the same boot and its uplink replays what the gateway has not acknowledged. A node in a
+ * probe-disconnect incident keeps sampling into its uplink's buffer while the connection is down. A node-reboot's
+ * new bootId is not sent live (an uplink keeps its hello): the gateway sees a silence and fresh readings.
  */
 public final class SimRunner {
     private static final Logger LOG = Logger.getLogger(SimRunner.class.getName());
@@ -36,6 +36,7 @@ public final class SimRunner {
     private final Context context;
     private final Map<String, Uplink> uplinks = new LinkedHashMap<>();
     private final Set<String> silenced = new HashSet<>();
+    private final Set<String> disconnected = new HashSet<>();
     private final Promise<Void> finished = Promise.promise();
     private volatile long intervalMs;
     private BiConsumer<String, Frame> tap = (node, frame) -> { };
@@ -53,7 +54,7 @@ public final class SimRunner {
         this.context = vertx.getOrCreateContext();
         this.intervalMs = fleet.scenario().intervalMs();
         SplittableRandom jitter = new SplittableRandom(fleet.scenario().seed());
-        for (String node : fleet.nodes()) {
+        for (String node : fleet.producers()) {
             Uplink uplink = new Uplink(vertx, configFor.apply(node), fleet.hello(node), clock, jitter.split());
             uplink.intervalHandler(this::changeInterval);
             uplinks.put(node, uplink);
@@ -135,17 +136,21 @@ public final class SimRunner {
                 }
                 continue;
             }
-            if (silenced.remove(node)) {
+            boolean away = fleet.disconnected(node, now);
+            if (away && disconnected.add(node)) {
+                LOG.info(() -> node + " loses its gateway");
+                uplink.suspend();
+            }
+            boolean wasSilent = silenced.remove(node);
+            boolean reconnects = !away && disconnected.remove(node);
+            if (wasSilent || reconnects) {
                 LOG.info(() -> node + " is back");
                 uplink.resume();
             }
-            for (Event event : fleet.eventsDue(node, now)) {
-                tap.accept(node, event);
-                uplink.send(event);
+            for (Frame frame : fleet.frames(node, now)) {
+                tap.accept(node, frame);
+                uplink.send(frame);
             }
-            Sample sample = fleet.sample(node, now);
-            tap.accept(node, sample);
-            uplink.send(sample);
         }
     }
 

@@ -12,4 +12,8 @@ package io.gpuwatch.probe.sim;
 record Workload(String task, String owner, String business, double utilBase, double utilSwing,
                 long periodMs, double phase, double memFraction, double memRatio, double intensity, double smRatio,
                 double occupancyRatio, double tensorRatio, double pcieKBpsPerPct, long basePid) {
+    /** Whether this is an inference service (its load follows requests), which reports application readings. */
+    boolean serves() {
+        return utilSwing > 0;
+    }
 }

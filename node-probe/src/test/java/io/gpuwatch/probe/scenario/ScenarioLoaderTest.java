@@ -51,7 +51,7 @@ class ScenarioLoaderTest {
         assertEquals(List.of(Incident.IdleAllocated.class, Incident.ThermalThrottle.class, Incident.Xid.class,
                 Incident.XidBurst.class, Incident.MemoryClimb.class, Incident.NodeSilent.class), kinds);
         Incident.Xid xid = (Incident.Xid) s.incidents().get(2);
-        assertEquals(new Incident.Xid(Duration.ofSeconds(15), "gpu-1", 5, 79, "GPU has fallen off the bus"), xid);
+        assertEquals(new Incident.Xid(Duration.ofSeconds(15), "gpu-1", 5, 79, "GPU has fallen off the bus", true), xid);
         Incident.MemoryClimb climb = (Incident.MemoryClimb) s.incidents().get(4);
         assertEquals(4L << 30, climb.bytes());
         assertEquals(Duration.ofSeconds(10), climb.per());
@@ -234,5 +234,104 @@ class ScenarioLoaderTest {
         ScenarioError e = assertInstanceOf(ScenarioLoad.Invalid.class, load).errors().get(0);
         assertEquals(0, e.line());
         assertTrue(e.message().startsWith("cannot read"), e.message());
+    }
+
+    // ---- expect: and the corpus kinds
+
+    private static final String LABELLED = """
+            nodes: 2
+            cardsPerNode: 4
+            duration: 1h
+            start: 2026-03-01T08:00:00Z
+            incidents:
+            """;
+
+    @Test
+    void expectationsResolveTheirDefaults() {
+        Scenario s = loaded(ScenarioLoader.parse("t.yaml", LABELLED + """
+                  - {at: 10m, node: node-1, card: 3, kind: xid, code: 79, expect: {id: a, class: hard, severity: page, within: 30s}}
+                  - {at: 20m, node: node-0, kind: power-cap, for: 20m, expect: {id: b, class: lookalike, must: not-notify}}
+                  - {at: 5m, queue: training, kind: queue-wait, for: 10m, expect: {id: c, class: composite, severity: ticket, within: 5m, tolerate: [notice]}}
+                  - {at: 50m, node: node-0, card: 1, kind: job-end, expect: {id: d, class: lookalike, must: not-page, scope: task}}
+                  - {at: 5m, node: node-1, kind: checkpoint, every: 10m, for: 1m, count: 3, expect: {id: e, class: lookalike, must: not-notify}}
+                """));
+        assertEquals(java.time.Instant.parse("2026-03-01T08:00:00Z").toEpochMilli(), s.startMs());
+        assertTrue(s.scheduler(), "a queue incident brings the scheduler");
+        List<Expectation> e = s.expectations();
+        assertEquals(new Expectation("a", "hard", "xid-79", "device", "card", "node-1", 3, null, Duration.ofMinutes(10),
+                Duration.ofSeconds(30), Duration.ofSeconds(30), "page", List.of(), null), e.get(0));
+        assertEquals(new Expectation("b", "lookalike", "power-cap", "device", "node", "node-0", null, null,
+                Duration.ofMinutes(20), Duration.ofMinutes(25), null, null, List.of(), "not-notify"), e.get(1));
+        assertEquals(new Expectation("c", "composite", "queue-wait", "scheduling", "queue", null, null, "training",
+                Duration.ofMinutes(5), Duration.ofMinutes(15), Duration.ofMinutes(5), "ticket", List.of("notice"), null),
+                e.get(2));
+        assertEquals(Duration.ofMinutes(15), e.get(3).span(), "to the scenario's end, plus five minutes");
+        assertEquals("task", e.get(3).scope());
+        assertEquals(Duration.ofMinutes(26), e.get(4).span(), "three checkpoints ten minutes apart, plus five minutes");
+        assertEquals(3, s.incidents().stream().filter(i -> i instanceof Incident.Spell sp
+                && sp.node().equals("node-1")).count());
+    }
+
+    @Test
+    void expectMistakesAreReportedAtTheirPlace() {
+        List<ScenarioError> errors = errors(LABELLED + """
+                  - at: 1m
+                    node: node-0
+                    card: 1
+                    kind: xid
+                    code: 48
+                    expect: {id: x, class: hard, severity: urgent, within: 30s}
+                  - at: 2m
+                    node: node-0
+                    kind: power-cap
+                    for: 5m
+                    expect: {id: x, class: lookalike, must: not-notify, severity: page, scope: card}
+                  - at: 3m
+                    node: node-0
+                    card: 0
+                    kind: straggler
+                    for: 5m
+                    expect: {id: y, class: composite}
+                """);
+        List<String> got = errors.stream().map(ScenarioError::toString).toList();
+        assertEquals(List.of(
+                "t.yaml:11:44: 'expect.severity' must be one of page, ticket, notice, inspect, got 'urgent'",
+                "t.yaml:16:18: expect id 'x' is used by an earlier incident",
+                "t.yaml:16:57: 'severity' applies to incidents; a look-alike says what must not happen with 'must'",
+                "t.yaml:16:80: scope card needs an incident on one card; this one is on a node or several cards",
+                "t.yaml:22:13: missing 'expect.severity' (class composite)",
+                "t.yaml:22:13: missing 'expect.within' (class composite)"), got);
+    }
+
+    @Test
+    void corpusKindMistakesNameTheField() {
+        List<ScenarioError> errors = errors(LABELLED + """
+                  - {at: 1m, node: node-0, kind: clock-event, reasons: [HW_SLOWNESS], for: 1m}
+                  - {at: 1m, node: node-0, card: 0, kind: straggler, for: 1m, slowdown: 1.5}
+                  - {at: 1m, node: node-0, kind: collector-unsupported, fields: [tokensPerSec]}
+                  - {at: 1m, node: node-0, queue: training, kind: sched-burst, for: 1m}
+                  - {at: 0s, node: node-0, kind: job-start}
+                  - {at: 1m, node: node-0, kind: checkpoint, every: 1m, for: 2m}
+                  - {at: 1m, node: node-0, card: 1, kind: slow-node, for: 1m}
+                  - {at: 1m, queue: batch, kind: queue-wait, for: 1m}
+                  - {at: 1m, node: node-0, card: 1, kind: xid, code: 79, lost: maybe}
+                """);
+        List<String> got = errors.stream().map(e -> e.line() + ":" + e.column() + " " + e.message()).toList();
+        assertEquals(9, got.size(), got::toString);
+        assertTrue(got.get(0).startsWith("6:57 'reasons' must be one of APPLICATIONS_CLOCKS_SETTING"), got.get(0));
+        assertEquals("7:73 'slowdown' must be between 0 and 1, got 1.5", got.get(1));
+        assertTrue(got.get(2).startsWith("8:66 'tokensPerSec' is no card reading; card readings are gpuUtil"), got.get(2));
+        assertEquals("9:14 sched-burst applies to a queue; remove 'node'", got.get(3));
+        assertEquals("10:10 a job-start needs an 'at' after 0s: the card is empty until then", got.get(4));
+        assertEquals("11:53 'every' must be longer than 'for' (2m)", got.get(5));
+        assertEquals("12:28 slow-node applies to the whole node; remove 'card'", got.get(6));
+        assertEquals("13:21 'queue' must be one of training, inference, got 'batch'", got.get(7));
+        assertEquals("14:64 'lost' must be true or false, got 'maybe'", got.get(8));
+    }
+
+    @Test
+    void badStartIsReported() {
+        ScenarioError e = onlyError("nodes: 1\ncardsPerNode: 1\nstart: yesterday\n");
+        assertEquals("t.yaml:3:8: 'start' must be a UTC time like 2026-01-01T00:00:00Z, got 'yesterday'", e.toString());
     }
 }

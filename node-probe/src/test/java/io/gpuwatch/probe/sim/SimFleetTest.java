@@ -303,8 +303,7 @@ class SimFleetTest {
         Run b = new Run(s, 30);
         assertEquals(a.samples, b.samples);
         assertEquals(a.fleet.hello("gpu-0"), b.fleet.hello("gpu-0"));
-        Scenario other = new Scenario(s.name(), s.nodes(), s.cardsPerNode(), s.nodePrefix(), s.intervalMs(), 8,
-                s.model(), s.duration(), s.labels(), s.nodeLabels(), s.incidents());
+        Scenario other = s.with(s.duration(), 8);
         assertNotEquals(a.samples, new Run(other, 30).samples);
     }
 
