@@ -42,11 +42,11 @@ public final class ScoreReport {
                 .append('\n');
         out.append('\n');
         for (Score.TraceRow t : s.traces()) {
-            out.append("trace ").append(t.trace()).append(": ").append(plural(t.incidents(), "incident")).append(", ")
-                    .append(t.caughtOnTime()).append(" caught on time; ").append(plural(t.lookalikes(), "look-alike"))
-                    .append(", ").append(t.lookalikesLoud()).append(" not quiet; ")
-                    .append(plural(t.notifications(), "notification")).append(", ").append(t.truePositives())
-                    .append(" on an incident\n");
+            out.append("trace ").append(t.trace()).append(": on time ").append(t.caughtOnTime()).append(" of ")
+                    .append(plural(t.incidents(), "incident")).append(", loud ").append(t.lookalikesLoud())
+                    .append(" of ").append(plural(t.lookalikes(), "look-alike")).append(", true ")
+                    .append(t.truePositives()).append(" of ").append(plural(t.notifications(), "notification"))
+                    .append('\n');
         }
         boolean pooled = s.traces().size() > 1;
         List<List<String>> rows = new ArrayList<>();
