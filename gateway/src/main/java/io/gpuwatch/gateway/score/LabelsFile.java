@@ -4,13 +4,13 @@ import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.ScopeKind;
 import io.gpuwatch.rules.Severity;
 import io.gpuwatch.rules.SourceText;
+import io.gpuwatch.rules.YamlMapping;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.api.lowlevel.Compose;
 import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
-import org.snakeyaml.engine.v2.nodes.NodeTuple;
 import org.snakeyaml.engine.v2.nodes.ScalarNode;
 import org.snakeyaml.engine.v2.nodes.SequenceNode;
 import org.snakeyaml.engine.v2.nodes.Tag;
@@ -21,7 +21,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -189,22 +188,7 @@ public final class LabelsFile {
     }
 
     private Map<String, Node> mapping(MappingNode node, List<String> allowed, String what) {
-        Map<String, Node> out = new LinkedHashMap<>();
-        for (NodeTuple t : node.getValue()) {
-            if (!(t.getKeyNode() instanceof ScalarNode key)) {
-                error(t.getKeyNode(), "keys must be plain names");
-                continue;
-            }
-            String k = key.getValue();
-            if (!allowed.contains(k)) {
-                error(key, "unknown " + what + " key `" + k + "` (" + String.join(", ", allowed) + ")");
-            } else if (out.containsKey(k)) {
-                error(key, "`" + k + "` is given twice");
-            } else {
-                out.put(k, t.getValueNode());
-            }
-        }
-        return out;
+        return YamlMapping.entries(node, allowed, what, this::error);
     }
 
     private Node required(MappingNode parent, Map<String, Node> keys, String key, String what) {

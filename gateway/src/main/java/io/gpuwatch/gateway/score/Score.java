@@ -3,6 +3,7 @@ package io.gpuwatch.gateway.score;
 import io.gpuwatch.rules.Severity;
 
 import java.util.List;
+import java.util.Locale;
 
 /**
  * How well a rule pack did on labelled traces, pooled over all of them: the summary measures, one row per
@@ -52,7 +53,7 @@ public record Score(Ratio hardOnTime, Ratio compositeOnTime, Ratio severityRight
         NOTIFIED;
 
         public String key() {
-            return name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
+            return name().toLowerCase(Locale.ROOT).replace('_', ' ');
         }
     }
 
