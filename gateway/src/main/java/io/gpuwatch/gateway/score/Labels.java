@@ -17,7 +17,7 @@ public record Labels(String file, String trace, String scenario, long start, Lis
         boolean stripped = true;
         while (stripped) {
             stripped = false;
-            for (String suffix : new String[] {".gz", ".jsonl", ".json", ".trace"}) {
+            for (String suffix : new String[] {".gz", ".jsonl", ".trace"}) {
                 if (name.endsWith(suffix) && name.length() > suffix.length()) {
                     name = name.substring(0, name.length() - suffix.length());
                     stripped = true;
