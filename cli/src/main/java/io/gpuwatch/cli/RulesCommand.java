@@ -30,7 +30,8 @@ import java.util.stream.Stream;
 
 /** {@code gpuwatch rules …}: tools for rule files that need no gateway. */
 @Command(name = "rules", mixinStandardHelpOptions = true, description = "Work with rule files without a gateway.",
-        subcommands = {RulesCommand.Check.class, RulesCommand.TestFiles.class, RulesCommand.BacktestTrace.class})
+        subcommands = {RulesCommand.Check.class, RulesCommand.TestFiles.class, RulesCommand.BacktestTrace.class,
+                RulesScore.class})
 final class RulesCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;

@@ -9,7 +9,7 @@ import org.snakeyaml.engine.v2.nodes.ScalarNode;
  * A rule file's text as code points (the unit of YAML marks), turning a character offset inside a scalar's
  * value back into the line and column of the file where that character was written.
  */
-final class SourceText {
+public final class SourceText {
     private final int[] cps;
     private final int[] lineStarts;
 
@@ -35,14 +35,14 @@ final class SourceText {
     }
 
     /** A 1-based line and column. */
-    record Position(int line, int column) {
+    public record Position(int line, int column) {
     }
 
-    static Position of(Node node) {
+    public static Position of(Node node) {
         return node.getStartMark().map(SourceText::of).orElse(new Position(1, 1));
     }
 
-    static Position of(Mark m) {
+    public static Position of(Mark m) {
         return new Position(m.getLine() + 1, m.getColumn() + 1);
     }
 

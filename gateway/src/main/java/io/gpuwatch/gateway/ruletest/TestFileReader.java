@@ -6,6 +6,7 @@ import io.gpuwatch.rules.DerivedMetric;
 import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.dsl.DslException;
 import io.gpuwatch.rules.dsl.Durations;
+import io.gpuwatch.rules.YamlMapping;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.api.lowlevel.Compose;
 import org.snakeyaml.engine.v2.exceptions.Mark;
@@ -502,22 +503,7 @@ final class TestFileReader {
     // ---- YAML shapes
 
     private Map<String, Node> mapping(MappingNode node, List<String> allowed, String what) {
-        Map<String, Node> out = new LinkedHashMap<>();
-        for (NodeTuple t : node.getValue()) {
-            if (!(t.getKeyNode() instanceof ScalarNode key)) {
-                error(t.getKeyNode(), "keys must be plain names");
-                continue;
-            }
-            String k = key.getValue();
-            if (!allowed.contains(k)) {
-                error(key, "unknown " + what + " key `" + k + "` (" + String.join(", ", allowed) + ")");
-            } else if (out.containsKey(k)) {
-                error(key, "`" + k + "` is given twice");
-            } else {
-                out.put(k, t.getValueNode());
-            }
-        }
-        return out;
+        return YamlMapping.entries(node, allowed, what, this::error);
     }
 
     private Node required(Node parent, Map<String, Node> keys, String key, String meaning) {
