@@ -18,7 +18,7 @@ import java.util.Random;
 import java.util.random.RandomGenerator;
 
 /**
- * Posts reports to a Teams Workflows webhook as one Adaptive Card 1.2: the title as a heading, the period, the
+ * Posts reports to a Teams Workflows webhook as one Adaptive Card 1.5: the title as a heading, the period, the
  * chart as an Image element when the report has a URL for one (else the trend as text), then each section's
  * heading and lines as TextBlocks, cut by whole lines so the body stays under Teams' message limit.
  */

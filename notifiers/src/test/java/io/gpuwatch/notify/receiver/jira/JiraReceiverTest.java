@@ -122,7 +122,7 @@ class JiraReceiverTest {
                     assertEquals(List.of("POST /rest/api/2/search", "POST /rest/api/2/issue", "POST /rest/api/2/search",
                             "POST /rest/api/2/issue/OPS-1/comment"), jira.calls);
                     String description = jira.issues.get("OPS-1").fields.getString("description");
-                    assertTrue(description.startsWith("GPU-3333 at 91 °C\n\nLabels: alertname=gpu-hot"), description);
+                    assertTrue(description.startsWith("GPU\\-3333 at 91 °C\n\nLabels: alertname=gpu\\-hot"), description);
                     assertTrue(jira.issues.get("OPS-1").comments.get(0) instanceof String);
                     ctx.completeNow();
                 })));
