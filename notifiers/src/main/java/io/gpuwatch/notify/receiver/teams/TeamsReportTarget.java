@@ -3,6 +3,7 @@ package io.gpuwatch.notify.receiver.teams;
 import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.ChatReportTarget;
 import io.gpuwatch.notify.receiver.chat.Reply;
+import io.gpuwatch.notify.render.Markup;
 import io.gpuwatch.notify.render.Report;
 import io.gpuwatch.notify.retry.Pause;
 import io.vertx.core.Vertx;
@@ -61,7 +62,9 @@ public final class TeamsReportTarget extends ChatReportTarget<Buffer> {
         return TeamsCard.message(body);
     }
 
+    // Report lines name nodes and rules, which tenants name, so they are escaped like alert slot values.
     private static JsonObject text(String text) {
-        return new JsonObject().put("type", "TextBlock").put("text", text).put("wrap", true);
+        return new JsonObject().put("type", "TextBlock").put("text", Markup.COMMONMARK.escape(text))
+                .put("wrap", true);
     }
 }

@@ -1,11 +1,26 @@
 package io.gpuwatch.notify.receiver.chat;
 
+import io.gpuwatch.notify.render.Report;
+
+import java.util.List;
+
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Checks on what a receiver sent for {@link Alerts#HOSTILE}: nothing live got through, and its text is kept. */
 public final class Hostile {
+    /** The raw sequences a tenant-named node or rule in a report line could use to mention, link or restyle. */
+    public static final String[] LIVE = {"<at id=all>", "<!channel>", "<@zhangsan>", "[click](", "*bold*"};
+
     private Hostile() {
+    }
+
+    /** A report whose line names a node the way a hostile tenant could. */
+    public static Report report() {
+        return new Report("gpuwatch digest", "2026-12-03 08:00 – 09:00 UTC",
+                List.of(new Report.Section("Firing (page)", List.of(
+                        "gpu-hot on <at id=all></at> <!channel> <@zhangsan> [click](https://evil.example) *bold*"),
+                        "none")), "firing ▁▃█", null);
     }
 
     /** None of {@code live} (raw mention, link or tag sequences) appears in {@code sent}. */

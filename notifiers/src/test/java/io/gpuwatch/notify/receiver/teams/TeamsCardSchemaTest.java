@@ -1,5 +1,7 @@
 package io.gpuwatch.notify.receiver.teams;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import io.gpuwatch.notify.receiver.chat.Hostile;
 import io.gpuwatch.notify.render.Markup;
 import io.gpuwatch.notify.render.Report;
 import io.vertx.core.buffer.Buffer;
@@ -52,5 +54,16 @@ class TeamsCardSchemaTest {
         JsonObject unknownElement = card.copy();
         unknownElement.put("body", new JsonArray().add(new JsonObject().put("type", "Paragraph").put("text", "x")));
         assertFalse(AdaptiveCardSchema.problems(unknownElement).isEmpty(), "an unknown element type is refused");
+    }
+
+    @Test
+    void tenantNamesInReportLinesAreEscapedAndTheCardValidates() {
+        JsonObject message = TeamsReportTarget.build(Hostile.report()).orElseThrow().toJsonObject();
+        AdaptiveCardSchema.assertValid(message);
+        StringBuilder texts = new StringBuilder();
+        message.getJsonArray("attachments").getJsonObject(0).getJsonObject("content").getJsonArray("body")
+                .forEach(b -> texts.append(((JsonObject) b).getString("text", "")).append('\n'));
+        Hostile.assertNoneOf(texts.toString(), Hostile.LIVE);
+        assertTrue(texts.toString().contains("\\<at id=all\\>\\</at\\> \\<!channel\\>"), texts.toString());
     }
 }
