@@ -11,7 +11,7 @@ import java.util.Map;
 public enum Markup {
     /** Plain text fields that the target shows as typed (Slack plain_text, card header titles, ADF text nodes). */
     PLAIN(Map.of()),
-    /** Slack mrkdwn: {@code & < >} as the entities Slack documents, so {@code <!channel>} or {@code <@U1>} stay text. */
+    /** Slack mrkdwn: {@code & < >} as the entities Slack documents, so {@code <!channel>} or {@code <@U1>} is text. */
     SLACK_MRKDWN(Map.of('&', "&amp;", '<', "&lt;", '>', "&gt;")),
     /**
      * The Markdown of Adaptive Card TextBlocks: a backslash before every character that opens emphasis, a link,

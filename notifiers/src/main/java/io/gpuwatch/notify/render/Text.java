@@ -51,6 +51,7 @@ public final class Text {
             return this;
         }
 
+        /** The text assembled so far. */
         public Text build() {
             return new Text(sb.toString(), (BitSet) escaped.clone());
         }
@@ -61,6 +62,7 @@ public final class Text {
         return chars;
     }
 
+    /** True when the text is empty or only white space. */
     public boolean isBlank() {
         return chars.isBlank();
     }
@@ -154,16 +156,6 @@ public final class Text {
             }
         }
         return out;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof Text t && t.chars.equals(chars) && t.escaped.equals(escaped);
-    }
-
-    @Override
-    public int hashCode() {
-        return chars.hashCode();
     }
 
     @Override

@@ -7,8 +7,9 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * The Block Kit message for a digest: a plain-text header with the title, one mrkdwn section with the entries,
- * and the title again (escaped as mrkdwn) as the notification fallback {@code text}. Both blocks stay within Slack's limits
- * (header 150 characters, section 3,000), far below the ~13k total at which Slack starts refusing blocks.
+ * and the title again (escaped as mrkdwn) as the notification fallback {@code text}. Both blocks stay within
+ * Slack's limits (header 150 characters, section 3,000), far below the ~13k total at which Slack starts refusing
+ * blocks.
  */
 final class SlackMessage {
     static final Limit HEADER = Limit.chars(150);

@@ -134,7 +134,8 @@ final class AlertmanagerPayload {
         if (n <= MAX_VALUE_CHARS) {
             return v;
         }
-        return v.substring(0, v.offsetByCodePoints(0, MAX_VALUE_CHARS)) + "…[cut " + (n - MAX_VALUE_CHARS) + " chars]";
+        return v.substring(0, v.offsetByCodePoints(0, MAX_VALUE_CHARS))
+                + "…[cut " + (n - MAX_VALUE_CHARS) + " chars]";
     }
 
     private static String quoted(String v) {

@@ -24,7 +24,8 @@ final class WeComMessage {
         String head = "**" + (title.isEmpty() ? "gpuwatch alerts" : title) + "**";
         List<Text> entries = digest.entries().stream().filter(e -> !e.isBlank()).toList();
         String content = entries.isEmpty() ? head
-                : head + "\n" + Truncation.join(entries, digest.markup(), "\n", CONTENT.less(CONTENT.size(head + "\n")));
+                : head + "\n" + Truncation.join(entries, digest.markup(), "\n",
+                        CONTENT.less(CONTENT.size(head + "\n")));
         return new JsonObject()
                 .put("msgtype", "markdown")
                 .put("markdown", new JsonObject().put("content", content));
