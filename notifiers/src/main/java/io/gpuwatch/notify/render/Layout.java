@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.function.UnaryOperator;
 
 /**
  * The two templates a chat message is made of: {@code title} for the batch and {@code entry} for each alert.
@@ -45,13 +44,13 @@ public record Layout(Template title, Template entry) {
         return title == null || entry == null ? null : new Layout(title, entry);
     }
 
-    /** The batch as a title and one entry per alert, every slot value passed through {@code escape}. */
-    public Digest render(List<Notification> batch, UnaryOperator<String> escape) {
-        List<String> entries = new ArrayList<>(batch.size());
+    /** The batch as a title and one entry per alert, every slot value to be escaped for {@code markup}. */
+    public Digest render(List<Notification> batch, Markup markup) {
+        List<Text> entries = new ArrayList<>(batch.size());
         for (Notification n : batch) {
-            entries.add(entry.render(n, batch, escape));
+            entries.add(entry.text(n, batch));
         }
-        return new Digest(title.renderGroup(batch, escape), entries);
+        return new Digest(title.groupText(batch), entries, markup);
     }
 
     private static Template read(Fields t, String key, Template fallback) {

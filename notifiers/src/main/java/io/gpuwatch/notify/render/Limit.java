@@ -10,8 +10,6 @@ public record Limit(int max, Unit unit) {
     /** How a limit measures text. */
     public enum Unit { CHARS, UTF8_BYTES }
 
-    private static final String ELLIPSIS = "…";
-
     public Limit {
         if (max < 1) {
             throw new IllegalArgumentException("a limit must be at least 1, got " + max);
@@ -51,31 +49,12 @@ public record Limit(int max, Unit unit) {
 
     /** The text itself when it fits, else its longest prefix that fits together with a trailing ellipsis. */
     public String cut(String text) {
-        if (fits(text)) {
-            return text;
-        }
-        int budget = max - size(ELLIPSIS);
-        StringBuilder sb = new StringBuilder();
-        int used = 0;
-        for (int i = 0; i < text.length(); ) {
-            int cp = text.codePointAt(i);
-            int n = unit == Unit.CHARS ? 1 : utf8Length(new String(Character.toChars(cp)));
-            if (used + n > budget) {
-                break;
-            }
-            sb.appendCodePoint(cp);
-            used += n;
-            i += Character.charCount(cp);
-        }
-        // A limit too small even for the ellipsis still gets text that fits.
-        return budget < 0 ? "" : sb + ELLIPSIS;
+        return Text.literal(text).cut(this, Markup.PLAIN);
     }
 
     /** One line: control characters (line breaks included) become spaces, runs of blanks collapse, then cut. */
     public String line(String text) {
-        StringBuilder sb = new StringBuilder(text.length());
-        text.codePoints().forEach(cp -> sb.appendCodePoint(Character.isISOControl(cp) ? ' ' : cp));
-        return cut(sb.toString().replaceAll(" {2,}", " ").strip());
+        return Text.literal(text).line().cut(this, Markup.PLAIN);
     }
 
     private static int utf8Length(String text) {

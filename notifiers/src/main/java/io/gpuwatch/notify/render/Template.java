@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
-import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -21,7 +20,7 @@ import java.util.regex.Pattern;
  * {@code fingerprint}, {@code startsAt}, {@code endsAt}, {@code generatorURL}, {@code labels} (all, as
  * {@code k=v, …}), {@code labels.NAME}, {@code annotations.NAME}; per batch: {@code count}, {@code firing},
  * {@code resolved} (how many alerts); and {@code "literal"}. {@code a|b|"x"} takes the first that is not empty.
- * Rendered for a whole batch ({@link #renderGroup}), a per-alert slot gives the value all alerts share (empty
+ * Rendered for a whole batch ({@link #groupText}), a per-alert slot gives the value all alerts share (empty
  * when they differ), and {@code status} is {@code firing} while any alert fires.
  */
 public final class Template {
@@ -88,32 +87,42 @@ public final class Template {
         return source;
     }
 
-    /** The text for one alert of {@code batch}, slot values passed through {@code escape} (literals are not). */
-    public String render(Notification n, List<Notification> batch, UnaryOperator<String> escape) {
-        return fill(name -> alertValue(name, n, batch), escape);
+    /** The text for one alert of {@code batch}, slot values escaped for {@code markup} (literals are not). */
+    public String render(Notification n, List<Notification> batch, Markup markup) {
+        return text(n, batch).in(markup);
     }
 
-    /** The text for a whole batch, slot values passed through {@code escape}. */
-    public String renderGroup(List<Notification> batch, UnaryOperator<String> escape) {
-        return fill(name -> groupValue(name, batch), escape);
+    /** The text for one alert of {@code batch}, slot values marked for escaping. */
+    public Text text(Notification n, List<Notification> batch) {
+        return fill(name -> alertValue(name, n, batch));
     }
 
-    private String fill(Function<String, String> values, UnaryOperator<String> escape) {
-        StringBuilder sb = new StringBuilder();
+    /** The text for a whole batch, slot values marked for escaping. */
+    public Text groupText(List<Notification> batch) {
+        return fill(name -> groupValue(name, batch));
+    }
+
+    private Text fill(Function<String, String> values) {
+        Text.Builder b = new Text.Builder();
         for (Part part : parts) {
             if (part.choices() == null) {
-                sb.append(part.literal());
+                b.literal(part.literal());
                 continue;
             }
             for (String choice : part.choices()) {
-                String v = choice.startsWith("\"") ? choice.substring(1, choice.length() - 1) : values.apply(choice);
+                boolean literal = choice.startsWith("\"");
+                String v = literal ? choice.substring(1, choice.length() - 1) : values.apply(choice);
                 if (!v.isEmpty()) {
-                    sb.append(choice.startsWith("\"") ? v : escape.apply(v));
+                    if (literal) {
+                        b.literal(v);
+                    } else {
+                        b.value(v);
+                    }
                     break;
                 }
             }
         }
-        return sb.toString();
+        return b.build();
     }
 
     private static Part slot(String expression) {

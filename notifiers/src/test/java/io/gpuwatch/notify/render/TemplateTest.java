@@ -8,7 +8,6 @@ import org.junit.jupiter.api.Test;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -29,9 +28,9 @@ class TemplateTest {
         Template t = Template.compile("[{{status}}] {{annotations.summary|labels.alertname}} on {{labels.node}}"
                 + " ({{annotations.runbook|\"no runbook\"}}) until {{endsAt|\"now\"}}");
         assertEquals("[firing] GPU-1111 fell off the bus on node-01 (no runbook) until now",
-                t.render(XID, List.of(XID), UnaryOperator.identity()));
+                t.render(XID, List.of(XID), Markup.PLAIN));
         assertEquals("[resolved] gpu-hot on node-01 (no runbook) until 2026-12-03T09:03:12Z",
-                t.render(HOT, List.of(HOT), UnaryOperator.identity()));
+                t.render(HOT, List.of(HOT), Markup.PLAIN));
     }
 
     @Test
@@ -39,8 +38,8 @@ class TemplateTest {
         Template t = Template.compile("{{status}}: {{count}} alerts ({{firing}} firing, {{resolved}} resolved)"
                 + " on {{labels.node}} {{labels.alertname|\"mixed\"}} [{{labels}}]");
         assertEquals("firing: 2 alerts (1 firing, 1 resolved) on node-01 mixed [node=node-01]",
-                t.renderGroup(List.of(XID, HOT), UnaryOperator.identity()));
-        assertEquals("resolved", Template.compile("{{status}}").renderGroup(List.of(HOT), UnaryOperator.identity()));
+                t.groupText(List.of(XID, HOT)).raw());
+        assertEquals("resolved", Template.compile("{{status}}").groupText(List.of(HOT)).raw());
     }
 
     @Test
@@ -48,8 +47,7 @@ class TemplateTest {
         Notification angle = new Notification("f", Status.FIRING, Map.of("alertname", "a<b>&c"), Map.of(),
                 Instant.EPOCH, null, "");
         Template t = Template.compile("<b>{{labels.alertname}}</b>");
-        assertEquals("<b>a&lt;b&gt;&amp;c</b>", t.render(angle, List.of(angle),
-                s -> s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")));
+        assertEquals("<b>a&lt;b&gt;&amp;c</b>", t.render(angle, List.of(angle), Markup.SLACK_MRKDWN));
     }
 
     @Test
@@ -68,7 +66,7 @@ class TemplateTest {
         Layout read = Layout.read(ok, "templates", defaults);
         assertSame(defaults.title(), read.title());
         assertEquals("node-01 / node-01", String.join(" / ",
-                read.render(List.of(XID, HOT), UnaryOperator.identity()).entries()));
+                read.render(List.of(XID, HOT), Markup.PLAIN).shownEntries()));
         assertTrue(ok.problems().isEmpty());
 
         Fields bad = new Fields(Map.of("templates", Map.of("title", "{{nope}}", "colour", "red")), "receivers.chat");

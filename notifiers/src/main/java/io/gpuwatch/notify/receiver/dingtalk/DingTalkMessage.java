@@ -2,7 +2,6 @@ package io.gpuwatch.notify.receiver.dingtalk;
 
 import io.gpuwatch.notify.render.Digest;
 import io.gpuwatch.notify.render.Limit;
-import io.gpuwatch.notify.render.Truncation;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 
@@ -16,22 +15,25 @@ import java.util.Optional;
 final class DingTalkMessage {
     static final int MAX_BODY_BYTES = 20_000;
     static final Limit TITLE = Limit.chars(200);
+    private static final String FALLBACK_TITLE = "gpuwatch alerts";
 
     private DingTalkMessage() {
     }
 
     static Optional<Buffer> build(Digest digest) {
-        String title = digest.title(TITLE);
-        String heading = title.isEmpty() ? "gpuwatch alerts" : title;
-        return Truncation.fit(digest.entries(), kept -> message(heading, kept),
+        String preview = digest.plainTitle(TITLE);
+        String heading = digest.title(TITLE);
+        return digest.fit(kept -> message(preview.isEmpty() ? FALLBACK_TITLE : preview,
+                        heading.isEmpty() ? FALLBACK_TITLE : heading, kept),
                 body -> body.length() <= MAX_BODY_BYTES);
     }
 
-    private static Buffer message(String title, List<String> entries) {
-        String text = "### " + title + "\n\n" + String.join("\n", entries.stream().filter(e -> !e.isBlank()).toList());
+    // The preview is shown as typed; the heading is markdown, so it carries the escaped title.
+    private static Buffer message(String preview, String heading, List<String> entries) {
+        String text = "### " + heading + "\n\n" + String.join("\n", entries.stream().filter(e -> !e.isBlank()).toList());
         return new JsonObject()
                 .put("msgtype", "markdown")
-                .put("markdown", new JsonObject().put("title", title).put("text", text.strip()))
+                .put("markdown", new JsonObject().put("title", preview).put("text", text.strip()))
                 .toBuffer();
     }
 }

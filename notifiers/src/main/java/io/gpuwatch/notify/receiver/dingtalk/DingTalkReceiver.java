@@ -7,6 +7,7 @@ import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.retry.Outcome;
 import io.gpuwatch.notify.retry.Pause;
+import io.gpuwatch.notify.render.Markup;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -19,7 +20,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
-import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 
 /**
@@ -66,7 +66,7 @@ public final class DingTalkReceiver implements Receiver {
         }
         Optional<Buffer> body;
         try {
-            body = DingTalkMessage.build(config.settings().layout().render(batch, UnaryOperator.identity()));
+            body = DingTalkMessage.build(config.settings().layout().render(batch, Markup.LOOKALIKE));
         } catch (RuntimeException e) {
             return Future.failedFuture(new DeliveryFailure(name, 0,
                     "could not render the message: " + e.getClass().getSimpleName(), false));

@@ -2,6 +2,7 @@ package io.gpuwatch.notify.receiver.dingtalk;
 
 import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.ChatReportTarget;
+import io.gpuwatch.notify.render.Markup;
 import io.gpuwatch.notify.render.Report;
 import io.gpuwatch.notify.retry.Pause;
 import io.vertx.core.Vertx;
@@ -47,14 +48,18 @@ public final class DingTalkReportTarget extends ChatReportTarget<Buffer> {
 
     private static Buffer message(Report r) {
         String title = DingTalkMessage.TITLE.line(r.title());
-        StringBuilder text = new StringBuilder("### ").append(title).append("\n\n").append(r.period());
+        // Report lines name nodes and rules, which tenants name, so the markdown text escapes them like alert
+        // slot values; the title field is a plain preview.
+        Markup md = Markup.LOOKALIKE;
+        StringBuilder text = new StringBuilder("### ").append(md.escape(title)).append("\n\n")
+                .append(md.escape(r.period()));
         if (!r.trend().isEmpty()) {
-            text.append("\n\n").append(r.trend());
+            text.append("\n\n").append(md.escape(r.trend()));
         }
         for (Report.Section s : r.sections()) {
-            text.append("\n\n#### ").append(s.heading()).append('\n');
+            text.append("\n\n#### ").append(md.escape(s.heading())).append('\n');
             for (String line : s.shown()) {
-                text.append("\n- ").append(line);
+                text.append("\n- ").append(md.escape(line));
             }
         }
         return new JsonObject()

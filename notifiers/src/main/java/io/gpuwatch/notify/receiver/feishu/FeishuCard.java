@@ -2,7 +2,6 @@ package io.gpuwatch.notify.receiver.feishu;
 
 import io.gpuwatch.notify.render.Digest;
 import io.gpuwatch.notify.render.Limit;
-import io.gpuwatch.notify.render.Truncation;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
@@ -23,8 +22,8 @@ final class FeishuCard {
     }
 
     static Optional<JsonObject> build(Digest digest, boolean firing) {
-        String title = digest.title(TITLE);
-        return Truncation.fit(digest.entries(), kept -> card(title.isEmpty() ? "gpuwatch alerts" : title, firing, kept),
+        String title = digest.plainTitle(TITLE);
+        return digest.fit(kept -> card(title.isEmpty() ? "gpuwatch alerts" : title, firing, kept),
                 card -> card.toBuffer().length() <= MAX_BODY_BYTES - SIGNATURE_BYTES);
     }
 

@@ -2,6 +2,7 @@ package io.gpuwatch.notify.receiver.feishu;
 
 import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.ChatReportTarget;
+import io.gpuwatch.notify.render.Markup;
 import io.gpuwatch.notify.render.Report;
 import io.gpuwatch.notify.retry.Pause;
 import io.vertx.core.Vertx;
@@ -46,15 +47,15 @@ public final class FeishuReportTarget extends ChatReportTarget<JsonObject> {
     }
 
     private static JsonObject card(Report r) {
-        StringBuilder head = new StringBuilder(r.period());
+        StringBuilder head = new StringBuilder(md(r.period()));
         if (!r.trend().isEmpty()) {
-            head.append('\n').append(r.trend());
+            head.append('\n').append(md(r.trend()));
         }
         JsonArray elements = new JsonArray().add(div(head.toString()));
         for (Report.Section s : r.sections()) {
-            StringBuilder text = new StringBuilder("**").append(s.heading()).append("**");
+            StringBuilder text = new StringBuilder("**").append(md(s.heading())).append("**");
             for (String line : s.shown()) {
-                text.append('\n').append(line);
+                text.append('\n').append(md(line));
             }
             elements.add(div(text.toString()));
         }
@@ -71,5 +72,10 @@ public final class FeishuReportTarget extends ChatReportTarget<JsonObject> {
     private static JsonObject div(String content) {
         return new JsonObject().put("tag", "div")
                 .put("text", new JsonObject().put("tag", "lark_md").put("content", content));
+    }
+
+    // Report lines name nodes and rules, which tenants name, so they are escaped like alert slot values.
+    private static String md(String text) {
+        return Markup.LARK_MD.escape(text);
     }
 }

@@ -7,6 +7,7 @@ import io.gpuwatch.notify.Redaction;
 import io.gpuwatch.notify.http.Failures;
 import io.gpuwatch.notify.render.Limit;
 import io.gpuwatch.notify.render.Template;
+import io.gpuwatch.notify.render.Text;
 import io.gpuwatch.notify.retry.Outcome;
 import io.gpuwatch.notify.retry.Pause;
 import io.gpuwatch.notify.retry.Retrier;
@@ -32,7 +33,6 @@ import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 
 /**
@@ -138,7 +138,7 @@ public final class JiraReceiver implements Receiver {
         JsonObject fields = new JsonObject()
                 .put("project", new JsonObject().put("key", config.project()))
                 .put("issuetype", new JsonObject().put("name", config.issueType()))
-                .put("summary", line(text(summary, n), SUMMARY_CHARS))
+                .put("summary", line(text(summary, n).raw(), SUMMARY_CHARS))
                 .put("labels", labels)
                 .put("description", JiraText.body(text(description, n), config.apiVersion()));
         String priority = config.priorityFor(n.labels().get("severity"));
@@ -149,7 +149,7 @@ public final class JiraReceiver implements Receiver {
                 .mapEmpty();
     }
 
-    private Future<Void> addComment(String key, String text) {
+    private Future<Void> addComment(String key, Text text) {
         return call(HttpMethod.POST, "/issue/" + encode(key) + "/comment",
                 new JsonObject().put("body", JiraText.body(text, config.apiVersion())), "commenting on " + key)
                 .mapEmpty();
@@ -273,8 +273,8 @@ public final class JiraReceiver implements Receiver {
         }
     }
 
-    private static String text(Template template, Notification n) {
-        return template.render(n, List.of(n), UnaryOperator.identity());
+    private static Text text(Template template, Notification n) {
+        return template.text(n, List.of(n));
     }
 
     private static String line(String text, int max) {

@@ -1,7 +1,8 @@
 package io.gpuwatch.notify.receiver.jira;
 
 import io.gpuwatch.notify.render.Limit;
-import io.gpuwatch.notify.render.Template;
+import io.gpuwatch.notify.render.Markup;
+import io.gpuwatch.notify.render.Text;
 import io.gpuwatch.notify.render.Truncation;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -9,9 +10,12 @@ import io.vertx.core.json.JsonObject;
 import java.util.List;
 
 /**
- * Rich text the way each REST version wants it: v2 takes a plain string, v3 an Atlassian Document. In the
+ * Rich text the way each REST version wants it: v2 takes wiki markup, with slot values escaped so a label cannot
+ * mention ({@code [~user]}), link or open a macro; v3 an Atlassian Document, whose text nodes are plain. In the
  * document, blank lines separate paragraphs and single line breaks become hard breaks; empty text nodes are
- * never written, since Jira rejects them. Text is first fitted to Jira's 32,767-character field limit.
+ * never written, since Jira rejects them. Jira's 32,767-character field limit applies to what is stored: the
+ * wiki string for v2 and the serialised document JSON for v3, so each is fitted by whole lines, then by cutting
+ * the first line, with a {@code +N more} line for the rest.
  */
 final class JiraText {
     static final int MAX_CHARS = 32_767;
@@ -20,9 +24,14 @@ final class JiraText {
     }
 
     /** The value for a description or comment body under this API version. */
-    static Object body(String text, int apiVersion) {
-        String fitted = fit(text, MAX_CHARS);
-        return apiVersion == 2 ? fitted : document(fitted);
+    static Object body(Text text, int apiVersion) {
+        List<Text> lines = text.lines();
+        if (apiVersion == 2) {
+            return Truncation.join(lines, Markup.JIRA_WIKI, "\n", Limit.chars(MAX_CHARS));
+        }
+        return Truncation.fit(lines, Markup.PLAIN, kept -> document(String.join("\n", kept)),
+                        doc -> doc.encode().length() <= MAX_CHARS)
+                .orElseGet(() -> document(Truncation.more(lines.size())));
     }
 
     static JsonObject document(String text) {
@@ -43,10 +52,5 @@ final class JiraText {
             }
         }
         return new JsonObject().put("type", "doc").put("version", 1).put("content", paragraphs);
-    }
-
-    // Whole lines while they fit, then a "+N more" line for the rest.
-    private static String fit(String text, int max) {
-        return Truncation.join(List.of(text.split("\n", -1)), "\n", Limit.chars(max));
     }
 }

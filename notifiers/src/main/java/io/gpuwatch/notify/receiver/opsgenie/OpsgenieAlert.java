@@ -2,6 +2,7 @@ package io.gpuwatch.notify.receiver.opsgenie;
 
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.render.Limit;
+import io.gpuwatch.notify.render.Markup;
 import io.gpuwatch.notify.render.Template;
 import io.gpuwatch.notify.render.Truncation;
 import io.vertx.core.buffer.Buffer;
@@ -13,7 +14,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.UnaryOperator;
 
 /**
  * Alert API bodies. The alias is the alert's fingerprint: creating an alert whose alias is open only bumps its
@@ -97,7 +97,7 @@ final class OpsgenieAlert {
     }
 
     private static String text(Template template, Notification n) {
-        return template.render(n, List.of(n), UnaryOperator.identity());
+        return template.render(n, List.of(n), Markup.PLAIN);
     }
 
     private static String line(String text, int max) {

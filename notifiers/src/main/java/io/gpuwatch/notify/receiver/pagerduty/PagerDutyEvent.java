@@ -2,6 +2,7 @@ package io.gpuwatch.notify.receiver.pagerduty;
 
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.render.Limit;
+import io.gpuwatch.notify.render.Markup;
 import io.gpuwatch.notify.render.Template;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
@@ -11,7 +12,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.UnaryOperator;
 
 /**
  * Events API v2 bodies. The dedup key is the alert's fingerprint, so a retried or repeated trigger attaches to
@@ -97,7 +97,7 @@ final class PagerDutyEvent {
     }
 
     private static String text(Template template, Notification n) {
-        return template.render(n, List.of(n), UnaryOperator.identity());
+        return template.render(n, List.of(n), Markup.PLAIN);
     }
 
     private static String line(String text, int max) {

@@ -7,28 +7,26 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * The Block Kit message for a digest: a plain-text header with the title, one mrkdwn section with the entries,
- * and the title again as the notification fallback {@code text}. Both blocks stay within Slack's limits
- * (header 150 characters, section 3,000), far below the ~13k total at which Slack starts refusing blocks.
+ * and the title again (escaped as mrkdwn) as the notification fallback {@code text}. Both blocks stay within
+ * Slack's limits (header 150 characters, section 3,000), far below the ~13k total at which Slack starts refusing
+ * blocks.
  */
 final class SlackMessage {
     static final Limit HEADER = Limit.chars(150);
     static final Limit SECTION = Limit.chars(3_000);
+    private static final String FALLBACK_TITLE = "gpuwatch alerts";
 
     private SlackMessage() {
     }
 
-    /** Slack's mrkdwn control characters, escaped as Slack asks. */
-    static String escape(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
-    }
-
     static JsonObject build(Digest digest) {
-        String title = digest.title(HEADER);
-        if (title.isEmpty()) {
-            title = "gpuwatch alerts";
-        }
+        // plain_text shows characters as typed (an entity would appear literally), so the header is measured and
+        // sent unescaped; the fallback text is mrkdwn, where a raw <!channel> would notify.
+        String header = digest.plainTitle(HEADER);
+        String title = header.isEmpty() ? FALLBACK_TITLE : digest.title(HEADER);
         JsonArray blocks = new JsonArray().add(new JsonObject().put("type", "header")
-                .put("text", new JsonObject().put("type", "plain_text").put("text", title).put("emoji", true)));
+                .put("text", new JsonObject().put("type", "plain_text")
+                        .put("text", header.isEmpty() ? FALLBACK_TITLE : header).put("emoji", true)));
         String body = digest.body("\n", SECTION);
         // An empty section is an invalid_blocks error, so a batch whose entries render empty gets the header only.
         if (!body.isBlank()) {

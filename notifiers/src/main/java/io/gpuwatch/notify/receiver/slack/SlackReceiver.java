@@ -5,6 +5,7 @@ import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.Reply;
+import io.gpuwatch.notify.render.Markup;
 import io.gpuwatch.notify.retry.Pause;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -55,7 +56,7 @@ public final class SlackReceiver implements Receiver {
         }
         Buffer body;
         try {
-            body = SlackMessage.build(config.settings().layout().render(batch, SlackMessage::escape)).toBuffer();
+            body = SlackMessage.build(config.settings().layout().render(batch, Markup.SLACK_MRKDWN)).toBuffer();
         } catch (RuntimeException e) {
             return Future.failedFuture(new DeliveryFailure(name, 0,
                     "could not render the message: " + e.getClass().getSimpleName(), false));

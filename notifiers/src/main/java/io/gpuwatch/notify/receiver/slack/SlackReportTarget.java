@@ -4,7 +4,9 @@ import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.ChatReportTarget;
 import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.render.Limit;
+import io.gpuwatch.notify.render.Markup;
 import io.gpuwatch.notify.render.Report;
+import io.gpuwatch.notify.render.Text;
 import io.gpuwatch.notify.retry.Pause;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -49,20 +51,22 @@ public final class SlackReportTarget extends ChatReportTarget<Buffer> {
         String title = SlackMessage.HEADER.line(r.title());
         JsonArray blocks = new JsonArray().add(new JsonObject().put("type", "header")
                 .put("text", new JsonObject().put("type", "plain_text").put("text", title).put("emoji", true)));
-        String context = SlackMessage.escape(r.period());
+        Text.Builder context = new Text.Builder().value(r.period());
         if (r.chartUrl() == null && !r.trend().isEmpty()) {
-            context += "\n" + SlackMessage.escape(r.trend());
+            context.literal("\n").value(r.trend());
         }
+        // Cut before escaping, so no entity is split.
         blocks.add(new JsonObject().put("type", "context").put("elements", new JsonArray()
-                .add(new JsonObject().put("type", "mrkdwn").put("text", CONTEXT.cut(context)))));
+                .add(new JsonObject().put("type", "mrkdwn")
+                        .put("text", context.build().cut(CONTEXT, Markup.SLACK_MRKDWN)))));
         if (r.chartUrl() != null) {
             blocks.add(new JsonObject().put("type", "image").put("image_url", r.chartUrl())
                     .put("alt_text", r.trend().isEmpty() ? "chart of the period" : r.trend()));
         }
         for (Report.Section s : r.sections()) {
-            StringBuilder text = new StringBuilder("*").append(SlackMessage.escape(s.heading())).append('*');
+            StringBuilder text = new StringBuilder("*").append(Markup.SLACK_MRKDWN.escape(s.heading())).append('*');
             for (String line : s.shown()) {
-                text.append('\n').append(SlackMessage.escape(line));
+                text.append('\n').append(Markup.SLACK_MRKDWN.escape(line));
             }
             blocks.add(new JsonObject().put("type", "section")
                     .put("text", new JsonObject().put("type", "mrkdwn").put("text", text.toString())));

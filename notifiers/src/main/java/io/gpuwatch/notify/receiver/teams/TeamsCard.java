@@ -2,7 +2,6 @@ package io.gpuwatch.notify.receiver.teams;
 
 import io.gpuwatch.notify.render.Digest;
 import io.gpuwatch.notify.render.Limit;
-import io.gpuwatch.notify.render.Truncation;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -11,7 +10,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The Workflows message for a digest: one Adaptive Card 1.2 attachment with a heading TextBlock (colour
+ * The Workflows message for a digest: one Adaptive Card 1.5 attachment with a heading TextBlock (colour
  * {@code Attention} while firing, {@code Good} once resolved) and a TextBlock per entry, cut by whole entries so
  * the encoded body stays under Teams' ~28 KB message limit.
  */
@@ -19,13 +18,15 @@ final class TeamsCard {
     /** A margin below the documented ~28 KB, which Teams measures on its own re-encoding of the card. */
     static final int MAX_BODY_BYTES = 27_000;
     static final Limit TITLE = Limit.chars(400);
+    /** 1.5 is the first version with {@code TextBlock.style: heading}; Teams renders 1.5 cards. */
+    static final String VERSION = "1.5";
 
     private TeamsCard() {
     }
 
     static Optional<Buffer> build(Digest digest, boolean firing) {
         String title = digest.title(TITLE);
-        return Truncation.fit(digest.entries(), kept -> card(title.isEmpty() ? "gpuwatch alerts" : title, firing, kept),
+        return digest.fit(kept -> card(title.isEmpty() ? "gpuwatch alerts" : title, firing, kept),
                 body -> body.length() <= MAX_BODY_BYTES);
     }
 
@@ -41,12 +42,12 @@ final class TeamsCard {
         return message(body);
     }
 
-    /** The Workflows message around one full-width Adaptive Card 1.2 with these elements; reports use it too. */
+    /** The Workflows message around one full-width Adaptive Card 1.5 with these elements; reports use it too. */
     static Buffer message(JsonArray body) {
         JsonObject content = new JsonObject()
                 .put("$schema", "http://adaptivecards.io/schemas/adaptive-card.json")
                 .put("type", "AdaptiveCard")
-                .put("version", "1.2")
+                .put("version", VERSION)
                 .put("body", body)
                 .put("msteams", new JsonObject().put("width", "full"));
         return new JsonObject()

@@ -6,6 +6,7 @@ import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.retry.Pause;
+import io.gpuwatch.notify.render.Markup;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -16,7 +17,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
-import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 
 /**
@@ -57,7 +57,7 @@ public final class TeamsReceiver implements Receiver {
         Optional<Buffer> body;
         try {
             boolean firing = batch.stream().anyMatch(n -> n.status() == Notification.Status.FIRING);
-            body = TeamsCard.build(config.settings().layout().render(batch, UnaryOperator.identity()), firing);
+            body = TeamsCard.build(config.settings().layout().render(batch, Markup.COMMONMARK), firing);
         } catch (RuntimeException e) {
             return Future.failedFuture(new DeliveryFailure(name, 0,
                     "could not render the card: " + e.getClass().getSimpleName(), false));

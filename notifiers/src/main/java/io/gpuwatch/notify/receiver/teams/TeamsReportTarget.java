@@ -3,6 +3,7 @@ package io.gpuwatch.notify.receiver.teams;
 import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.ChatReportTarget;
 import io.gpuwatch.notify.receiver.chat.Reply;
+import io.gpuwatch.notify.render.Markup;
 import io.gpuwatch.notify.render.Report;
 import io.gpuwatch.notify.retry.Pause;
 import io.vertx.core.Vertx;
@@ -18,7 +19,7 @@ import java.util.Random;
 import java.util.random.RandomGenerator;
 
 /**
- * Posts reports to a Teams Workflows webhook as one Adaptive Card 1.2: the title as a heading, the period, the
+ * Posts reports to a Teams Workflows webhook as one Adaptive Card 1.5: the title as a heading, the period, the
  * chart as an Image element when the report has a URL for one (else the trend as text), then each section's
  * heading and lines as TextBlocks, cut by whole lines so the body stays under Teams' message limit.
  */
@@ -61,7 +62,9 @@ public final class TeamsReportTarget extends ChatReportTarget<Buffer> {
         return TeamsCard.message(body);
     }
 
+    // Report lines name nodes and rules, which tenants name, so they are escaped like alert slot values.
     private static JsonObject text(String text) {
-        return new JsonObject().put("type", "TextBlock").put("text", text).put("wrap", true);
+        return new JsonObject().put("type", "TextBlock").put("text", Markup.COMMONMARK.escape(text))
+                .put("wrap", true);
     }
 }

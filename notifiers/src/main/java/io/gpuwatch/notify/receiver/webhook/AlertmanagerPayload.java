@@ -17,21 +17,50 @@ import java.util.function.Function;
  * Group-level fields describe the whole batch; {@code alerts} is cut to {@code maxAlerts} and the rest counted
  * in {@code truncatedAlerts}. Until routing assigns group_by, a batch's group labels are the labels all its
  * alerts share: for a single alert that is every label, as Alertmanager does with {@code group_by: ['...']}.
+ * The body is bounded: a label or annotation value over {@link #MAX_VALUE_CHARS} characters is cut and ends in
+ * {@code …[cut N chars]}, and when the encoded body would still exceed {@link #MAX_BODY_BYTES}, alerts are left
+ * out from the end and counted in {@code truncatedAlerts}, as {@code maxAlerts} does.
  */
 final class AlertmanagerPayload {
     /** Go's zero {@code time.Time}, which Alertmanager writes as the end of an alert that still fires. */
     static final String ZERO_TIME = "0001-01-01T00:00:00Z";
+    /** The longest label or annotation value sent whole, in characters (code points). */
+    static final int MAX_VALUE_CHARS = 8_192;
+    /** The largest body sent, in bytes of UTF-8 JSON. */
+    static final int MAX_BODY_BYTES = 1_048_576;
 
     private AlertmanagerPayload() {
     }
 
     static JsonObject build(String receiver, List<Notification> batch, String externalUrl, int maxAlerts) {
+        int sent = maxAlerts > 0 && batch.size() > maxAlerts ? maxAlerts : batch.size();
+        JsonObject body = payload(receiver, batch, externalUrl, sent);
+        if (body.toBuffer().length() <= MAX_BODY_BYTES) {
+            return body;
+        }
+        // The body grows with the alerts sent, so a binary search finds the most that fit.
+        int lo = 0;
+        int hi = sent - 1;
+        JsonObject best = payload(receiver, batch, externalUrl, 0);
+        while (lo <= hi) {
+            int k = (lo + hi) >>> 1;
+            JsonObject candidate = payload(receiver, batch, externalUrl, k);
+            if (candidate.toBuffer().length() <= MAX_BODY_BYTES) {
+                best = candidate;
+                lo = k + 1;
+            } else {
+                hi = k - 1;
+            }
+        }
+        return best;
+    }
+
+    private static JsonObject payload(String receiver, List<Notification> batch, String externalUrl, int sent) {
         boolean firing = batch.stream().anyMatch(n -> n.status() == Notification.Status.FIRING);
         Map<String, String> commonLabels = common(batch, Notification::labels);
         Map<String, String> commonAnnotations = common(batch, Notification::annotations);
-        List<Notification> sent = maxAlerts > 0 && batch.size() > maxAlerts ? batch.subList(0, maxAlerts) : batch;
         JsonArray alerts = new JsonArray();
-        for (Notification n : sent) {
+        for (Notification n : batch.subList(0, sent)) {
             alerts.add(new JsonObject()
                     .put("status", status(n.status() == Notification.Status.FIRING))
                     .put("labels", object(n.labels()))
@@ -51,14 +80,14 @@ final class AlertmanagerPayload {
                 .put("externalURL", externalUrl)
                 .put("version", "4")
                 .put("groupKey", groupKey(commonLabels))
-                .put("truncatedAlerts", batch.size() - sent.size());
+                .put("truncatedAlerts", batch.size() - alerts.size());
     }
 
     /** Alertmanager's key for the root route: {@code {}:{alertname="X", node="n1"}}. */
     static String groupKey(Map<String, String> groupLabels) {
         StringBuilder sb = new StringBuilder("{}:{");
         new TreeMap<>(groupLabels).forEach((k, v) -> sb.append(sb.length() > 4 ? ", " : "")
-                .append(k).append("=\"").append(quoted(v)).append('"'));
+                .append(k).append("=\"").append(quoted(bounded(v))).append('"'));
         return sb.append('}').toString();
     }
 
@@ -95,8 +124,18 @@ final class AlertmanagerPayload {
     // Go's encoding/json writes map keys sorted; so do we, so payloads diff cleanly.
     private static JsonObject object(Map<String, String> m) {
         JsonObject o = new JsonObject();
-        new TreeMap<>(m).forEach(o::put);
+        new TreeMap<>(m).forEach((k, v) -> o.put(k, bounded(v)));
         return o;
+    }
+
+    /** The value whole when it has at most {@link #MAX_VALUE_CHARS} code points, else cut with a marker. */
+    static String bounded(String v) {
+        int n = v.codePointCount(0, v.length());
+        if (n <= MAX_VALUE_CHARS) {
+            return v;
+        }
+        return v.substring(0, v.offsetByCodePoints(0, MAX_VALUE_CHARS))
+                + "…[cut " + (n - MAX_VALUE_CHARS) + " chars]";
     }
 
     private static String quoted(String v) {

@@ -2,6 +2,7 @@ package io.gpuwatch.notify.receiver.wecom;
 
 import io.gpuwatch.notify.render.Digest;
 import io.gpuwatch.notify.render.Limit;
+import io.gpuwatch.notify.render.Text;
 import io.gpuwatch.notify.render.Truncation;
 import io.vertx.core.json.JsonObject;
 
@@ -21,9 +22,10 @@ final class WeComMessage {
     static JsonObject build(Digest digest) {
         String title = digest.title(TITLE);
         String head = "**" + (title.isEmpty() ? "gpuwatch alerts" : title) + "**";
-        List<String> entries = digest.entries().stream().filter(e -> !e.isBlank()).toList();
+        List<Text> entries = digest.entries().stream().filter(e -> !e.isBlank()).toList();
         String content = entries.isEmpty() ? head
-                : head + "\n" + Truncation.join(entries, "\n", CONTENT.less(CONTENT.size(head + "\n")));
+                : head + "\n" + Truncation.join(entries, digest.markup(), "\n",
+                        CONTENT.less(CONTENT.size(head + "\n")));
         return new JsonObject()
                 .put("msgtype", "markdown")
                 .put("markdown", new JsonObject().put("content", content));

@@ -7,6 +7,7 @@ import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.retry.Outcome;
 import io.gpuwatch.notify.retry.Pause;
+import io.gpuwatch.notify.render.Markup;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -18,7 +19,6 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
 import java.util.Random;
-import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 
 /**
@@ -60,7 +60,7 @@ public final class WeComReceiver implements Receiver {
         }
         Buffer body;
         try {
-            body = WeComMessage.build(config.settings().layout().render(batch, UnaryOperator.identity())).toBuffer();
+            body = WeComMessage.build(config.settings().layout().render(batch, Markup.LOOKALIKE)).toBuffer();
         } catch (RuntimeException e) {
             return Future.failedFuture(new DeliveryFailure(name, 0,
                     "could not render the message: " + e.getClass().getSimpleName(), false));

@@ -2,7 +2,9 @@ package io.gpuwatch.notify.receiver.wecom;
 
 import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.ChatReportTarget;
+import io.gpuwatch.notify.render.Markup;
 import io.gpuwatch.notify.render.Report;
+import io.gpuwatch.notify.render.Text;
 import io.gpuwatch.notify.retry.Pause;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -47,15 +49,17 @@ public final class WeComReportTarget extends ChatReportTarget<Buffer> {
     }
 
     private static String content(Report r) {
-        StringBuilder text = new StringBuilder("**").append(WeComMessage.TITLE.line(r.title())).append("**\n")
-                .append(r.period());
+        // Report lines name nodes and rules, which tenants name, so they are escaped like alert slot values.
+        Markup md = Markup.LOOKALIKE;
+        StringBuilder text = new StringBuilder("**").append(Text.value(r.title()).line().cut(WeComMessage.TITLE, md))
+                .append("**\n").append(md.escape(r.period()));
         if (!r.trend().isEmpty()) {
-            text.append('\n').append(r.trend());
+            text.append('\n').append(md.escape(r.trend()));
         }
         for (Report.Section s : r.sections()) {
-            text.append("\n**").append(s.heading()).append("**");
+            text.append("\n**").append(md.escape(s.heading())).append("**");
             for (String line : s.shown()) {
-                text.append("\n> ").append(line);
+                text.append("\n> ").append(md.escape(line));
             }
         }
         return text.toString();

@@ -25,6 +25,27 @@ public final class Alerts {
             Map.of("summary", "GPU-3333 at 91 °C <b>&</b>"),
             Instant.parse("2026-12-03T09:01:02Z"), Instant.parse("2026-12-03T09:03:12Z"), "");
 
+    /** The start of the hostile summary: every kind of mention and markup the chat targets know. */
+    public static final String HOSTILE_HEAD = "<at id=all></at> <!channel> <@U024BE7LH> <@zhangsan> "
+            + "<font color=\"warning\">red</font> [click](https://evil.example) *bold* _it_ ~gone~ `code` "
+            + "[~admin] {color:red}x{color} &amp; &lt; 显卡故障 ";
+    /** What is still readable well past the first few hundred characters of the hostile summary. */
+    public static final String HOSTILE_TAIL_TEXT = "显卡温度过高";
+    /**
+     * One alert a tenant could craft through pod labels and annotations: mentions, links, tags and entities in
+     * its labels and a 12,000-character summary, mostly Chinese (about 36 KB of UTF-8), longer than any single
+     * chat message allows.
+     */
+    public static final Notification HOSTILE = new Notification("ffffffffffffffff", Status.FIRING,
+            Map.of("alertname", "<at id=all></at>[x](https://evil.example)", "severity", "page",
+                    "node", "<!channel> <@zhangsan>"),
+            Map.of("summary", HOSTILE_HEAD + HOSTILE_TAIL_TEXT.repeat((12_000 - HOSTILE_HEAD.length()) / 6)),
+            Instant.parse("2026-12-03T09:01:02Z"), null, "");
+
+    /** A second alert with the hostile labels and a short summary, so a batch of both shares its title. */
+    public static final Notification HOSTILE_TWIN = new Notification("fffffffffffffffe", Status.FIRING,
+            HOSTILE.labels(), Map.of("summary", "second copy"), Instant.parse("2026-12-03T09:01:02Z"), null, "");
+
     private Alerts() {
     }
 

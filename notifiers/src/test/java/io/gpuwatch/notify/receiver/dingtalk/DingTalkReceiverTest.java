@@ -1,5 +1,8 @@
 package io.gpuwatch.notify.receiver.dingtalk;
 
+import io.gpuwatch.notify.receiver.chat.Hostile;
+import static io.gpuwatch.notify.receiver.chat.Alerts.HOSTILE;
+import static io.gpuwatch.notify.receiver.chat.Alerts.HOSTILE_TWIN;
 import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.config.ConfigProblem;
 import io.gpuwatch.notify.config.Parsed;
@@ -114,7 +117,7 @@ class DingTalkReceiverTest {
                             .put("title", "[firing] alerts (1 firing, 1 resolved)")
                             .put("text", "### [firing] alerts (1 firing, 1 resolved)\n\n"
                                     + "- **xid-fallen-off-bus** firing on node-01: GPU-1111 on node-01 fell off the bus (XID 79)\n"
-                                    + "- **gpu-hot** resolved on node-02: GPU-3333 at 91 °C <b>&</b>")), got.json());
+                                    + "- **gpu-hot** resolved on node-02: GPU-3333 at 91 °C ＜b＞&＜/b＞")), got.json());
                     ctx.completeNow();
                 })));
     }
@@ -196,5 +199,23 @@ class DingTalkReceiverTest {
         assertEquals(List.of("receivers.d.secret", "receivers.d.url"),
                 parsed.problems().stream().map(ConfigProblem::path).sorted().toList());
         assertFalse(parsed.problems().toString().contains("not-a-dingtalk-secret"), parsed.problems().toString());
+    }
+
+    @Test
+    void hostileTextIsEscapedAndTheLongAlertKeepsItsText(Vertx vertx, VertxTestContext ctx) {
+        FakeTime time = new FakeTime(NOW);
+        FakeChat dingtalk = dingtalk(time, (n, req) -> req.response().end(OK));
+        dingtalk.start(vertx)
+                .compose(s -> receiver(s.url("/robot/send?access_token=" + TOKEN), time, 1, vertx)
+                        .send(List.of(HOSTILE, HOSTILE_TWIN)))
+                .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+                    FakeChat.Received got = dingtalk.received.get(0);
+                    assertTrue(got.body().getBytes(StandardCharsets.UTF_8).length <= 20_000, "within 20,000 bytes");
+                    String text = got.json().getJsonObject("markdown").getString("text");
+                    Hostile.assertNoneOf(text, "<at id=all>", "<font", "[click](", "[x](", "*bold*", "_it_");
+                    assertTrue(text.startsWith("### [firing] ＜at id=all＞＜/at＞［x］(https://evil.example)"), text);
+                    Hostile.assertKeptText(text, "＜at id=all＞＜/at＞ ＜!channel＞ ＜@U024BE7LH＞ ＜@zhangsan＞", 1);
+                    ctx.completeNow();
+                })));
     }
 }

@@ -1,5 +1,6 @@
 package io.gpuwatch.notify.receiver.dingtalk;
 
+import io.gpuwatch.notify.receiver.chat.Hostile;
 import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.config.Parsed;
 import io.gpuwatch.notify.receiver.chat.FakeChat;
@@ -117,5 +118,13 @@ class DingTalkReportTargetTest {
                     assertEquals(List.of(), time.waits);
                     ctx.completeNow();
                 })));
+    }
+
+    @Test
+    void tenantNamesInReportLinesAreReplacedByLookAlikes() {
+        String text = DingTalkReportTarget.build(Hostile.report()).orElseThrow().toJsonObject()
+                .getJsonObject("markdown").getString("text");
+        Hostile.assertNoneOf(text, Hostile.LIVE);
+        assertTrue(text.contains("- gpu-hot on ＜at id=all＞＜/at＞ ＜!channel＞ ＜@zhangsan＞ ［click］"), text);
     }
 }

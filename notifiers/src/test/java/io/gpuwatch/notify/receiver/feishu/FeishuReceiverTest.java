@@ -1,5 +1,8 @@
 package io.gpuwatch.notify.receiver.feishu;
 
+import io.gpuwatch.notify.receiver.chat.Hostile;
+import static io.gpuwatch.notify.receiver.chat.Alerts.HOSTILE;
+import static io.gpuwatch.notify.receiver.chat.Alerts.HOSTILE_TWIN;
 import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.config.Parsed;
 import io.gpuwatch.notify.receiver.chat.FakeChat;
@@ -220,6 +223,26 @@ class FeishuReceiverTest {
                     assertFalse(failure.retryable());
                     assertTrue(failure.getMessage().contains("Key Words Not Found"), failure.getMessage());
                     assertEquals(1, feishu.received.size());
+                    ctx.completeNow();
+                })));
+    }
+
+    @Test
+    void hostileTextIsEscapedAndTheLongAlertKeepsItsText(Vertx vertx, VertxTestContext ctx) {
+        FakeTime time = new FakeTime(NOW);
+        FakeChat feishu = feishu(time, (n, req) -> req.response().end(OK));
+        feishu.start(vertx)
+                .compose(s -> receiver(s.url(HOOK), SECRET, time, 1, vertx).send(List.of(HOSTILE, HOSTILE_TWIN)))
+                .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+                    FakeChat.Received got = feishu.received.get(0);
+                    assertTrue(got.body().getBytes(StandardCharsets.UTF_8).length <= 20_000, "within Feishu's 20 KB");
+                    String content = got.json().getJsonObject("card").getJsonArray("elements").getJsonObject(0)
+                            .getJsonObject("text").getString("content");
+                    Hostile.assertNoneOf(content, "<at id=all>", "<font color=\"warning\">red", "[click](", "[x](",
+                            "*bold*", "_it_", "~gone~");
+                    assertTrue(content.startsWith("**&#60;at id=all&#62;&#60;/at&#62;&#91;x&#93;(https://evil.example)**"),
+                            content.substring(0, 200));
+                    Hostile.assertKeptText(content, "&#60;at id=all&#62;&#60;/at&#62; &#60;!channel&#62;", 1);
                     ctx.completeNow();
                 })));
     }

@@ -3,6 +3,8 @@ package io.gpuwatch.notify.receiver.jira;
 import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Notification.Status;
+import io.gpuwatch.notify.receiver.chat.Alerts;
+import io.gpuwatch.notify.receiver.chat.Hostile;
 import io.gpuwatch.notify.receiver.webhook.HttpAuth;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -122,7 +124,7 @@ class JiraReceiverTest {
                     assertEquals(List.of("POST /rest/api/2/search", "POST /rest/api/2/issue", "POST /rest/api/2/search",
                             "POST /rest/api/2/issue/OPS-1/comment"), jira.calls);
                     String description = jira.issues.get("OPS-1").fields.getString("description");
-                    assertTrue(description.startsWith("GPU-3333 at 91 °C\n\nLabels: alertname=gpu-hot"), description);
+                    assertTrue(description.startsWith("GPU\\-3333 at 91 °C\n\nLabels: alertname=gpu\\-hot"), description);
                     assertTrue(jira.issues.get("OPS-1").comments.get(0) instanceof String);
                     ctx.completeNow();
                 })));
@@ -255,6 +257,25 @@ class JiraReceiverTest {
                     assertEquals(List.of("POST /rest/api/3/search/jql", "POST /rest/api/3/issue",
                             "POST /rest/api/3/search/jql", "POST /rest/api/3/issue/OPS-1/comment"), jira.calls);
                     assertEquals(List.of(4L), pause.waits);
+                    ctx.completeNow();
+                })));
+    }
+
+    @Test
+    void hostileTextIsEscapedAsWikiMarkupInV2AndKeptWithinTheFieldLimit(Vertx vertx, VertxTestContext ctx) {
+        FakeJira jira = new FakeJira("Bearer dc-personal-access-token", 2);
+        jira.start(vertx)
+                .compose(j -> receiver(vertx, config(jira.url(), 2, new HttpAuth.Bearer("dc-personal-access-token"),
+                        "Bug", "Done"), new RecordingPause()).send(List.of(Alerts.HOSTILE)))
+                .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+                    JsonObject fields = jira.issues.get("OPS-1").fields;
+                    String description = fields.getString("description");
+                    assertTrue(description.length() <= JiraText.MAX_CHARS);
+                    Hostile.assertNoneOf(description, "[~admin]", "{color:red}", "[click](https", "*bold*", "_it_");
+                    assertTrue(description.contains("\\[\\~admin\\] \\{color:red\\}x\\{color\\}"), description);
+                    assertTrue(description.contains(Alerts.HOSTILE_TAIL_TEXT.repeat(1_000)), "the text is kept");
+                    // The summary is a plain field: shown as typed, cut to 255 characters.
+                    assertTrue(fields.getString("summary").startsWith("[gpuwatch] <at id=all></at> <!channel>"));
                     ctx.completeNow();
                 })));
     }

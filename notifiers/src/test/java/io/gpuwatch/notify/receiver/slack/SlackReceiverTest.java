@@ -1,5 +1,9 @@
 package io.gpuwatch.notify.receiver.slack;
 
+import java.nio.charset.StandardCharsets;
+import io.gpuwatch.notify.receiver.chat.Hostile;
+import static io.gpuwatch.notify.receiver.chat.Alerts.HOSTILE;
+import static io.gpuwatch.notify.receiver.chat.Alerts.HOSTILE_TWIN;
 import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.config.ConfigProblem;
 import io.gpuwatch.notify.config.Parsed;
@@ -263,5 +267,32 @@ class SlackReceiverTest {
         assertEquals(Secret.of("https://hooks.slack.com/services/T/B/X", "env U"), good.value().url());
         assertFalse(good.value().toString().contains("services"), good.value().toString());
         assertEquals(1000, good.value().settings().minIntervalMs());
+    }
+
+    @Test
+    void hostileTextIsEscapedCutBeforeEscapingAndKeepsTheLongAlertsText(Vertx vertx, VertxTestContext ctx) {
+        FakeChat slack = ok();
+        slack.start(vertx)
+                .compose(s -> receiver(s.url(HOOK_PATH), new FakeTime(NOW), 1, vertx).send(List.of(HOSTILE, HOSTILE_TWIN)))
+                .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+                    JsonObject message = slack.received.get(0).json();
+                    String header = message.getJsonArray("blocks").getJsonObject(0).getJsonObject("text")
+                            .getString("text");
+                    String section = message.getJsonArray("blocks").getJsonObject(1).getJsonObject("text")
+                            .getString("text");
+                    // plain_text shows characters as typed, so the header carries no entities and is measured so.
+                    assertTrue(header.startsWith("[firing] <at id=all></at>[x](https://evil.example)"), header);
+                    assertTrue(header.codePointCount(0, header.length()) <= 150, header);
+                    assertTrue(message.getString("text").contains("&lt;at id=all&gt;&lt;/at&gt;"),
+                            "the fallback text is mrkdwn, so it is escaped: " + message.getString("text"));
+                    Hostile.assertNoneOf(section + message.getString("text"), "<!channel>", "<@U024BE7LH>",
+                            "<@zhangsan>", "<at id=all>");
+                    assertTrue(section.codePointCount(0, section.length()) <= 3_000, "within Slack's section limit");
+                    assertFalse(section.replaceAll("&(amp|lt|gt);", "").contains("&"),
+                            "every & starts a whole entity, none was split by the cut");
+                    Hostile.assertKeptText(section, "&lt;at id=all&gt;&lt;/at&gt; &lt;!channel&gt; &lt;@U024BE7LH&gt;",
+                            1);
+                    ctx.completeNow();
+                })));
     }
 }

@@ -1,5 +1,6 @@
 package io.gpuwatch.notify.receiver.slack;
 
+import io.gpuwatch.notify.receiver.chat.Hostile;
 import io.gpuwatch.notify.config.Parsed;
 import io.gpuwatch.notify.receiver.chat.FakeChat;
 import io.gpuwatch.notify.receiver.chat.FakeTime;
@@ -120,5 +121,12 @@ class SlackReportTargetTest {
                     assertNull(blocks.getJsonObject(3).getString("image_url"));
                     ctx.completeNow();
                 })));
+    }
+
+    @Test
+    void tenantNamesInReportLinesAreEscapedAsMrkdwn() {
+        String sent = SlackReportTarget.build(Hostile.report()).orElseThrow().encode();
+        Hostile.assertNoneOf(sent, "<at id=all>", "<!channel>", "<@zhangsan>");
+        assertTrue(sent.contains("&lt;!channel&gt; &lt;@zhangsan&gt;"), sent);
     }
 }

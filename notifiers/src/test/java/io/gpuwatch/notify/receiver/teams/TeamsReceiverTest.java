@@ -1,5 +1,8 @@
 package io.gpuwatch.notify.receiver.teams;
 
+import io.gpuwatch.notify.receiver.chat.Hostile;
+import static io.gpuwatch.notify.receiver.chat.Alerts.HOSTILE;
+import static io.gpuwatch.notify.receiver.chat.Alerts.HOSTILE_TWIN;
 import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.config.Parsed;
 import io.gpuwatch.notify.receiver.chat.FakeChat;
@@ -94,7 +97,7 @@ class TeamsReceiverTest {
                     assertTrue(attachment.containsKey("contentUrl"));
                     JsonObject card = attachment.getJsonObject("content");
                     assertEquals("http://adaptivecards.io/schemas/adaptive-card.json", card.getString("$schema"));
-                    assertEquals("1.2", card.getString("version"));
+                    assertEquals("1.5", card.getString("version"));
                     assertEquals(new JsonObject().put("width", "full"), card.getJsonObject("msteams"));
                     JsonArray body = card.getJsonArray("body");
                     assertEquals(new JsonObject().put("type", "TextBlock")
@@ -178,5 +181,29 @@ class TeamsReceiverTest {
         assertEquals("receivers.t.url", parsed.problems().get(0).path());
         assertTrue(parsed.problems().get(0).message().contains("Workflows"), parsed.problems().toString());
         assertFalse(parsed.problems().toString().contains("IncomingWebhook"), parsed.problems().toString());
+    }
+
+    @Test
+    void hostileTextIsEscapedAndTheLongAlertKeepsItsText(Vertx vertx, VertxTestContext ctx) {
+        FakeChat teams = accepting();
+        teams.start(vertx)
+                .compose(s -> receiver(s.url(FLOW + "?" + QUERY), new FakeTime(NOW), 1, vertx)
+                        .send(List.of(HOSTILE, HOSTILE_TWIN)))
+                .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+                    FakeChat.Received got = teams.received.get(0);
+                    assertTrue(got.body().getBytes(StandardCharsets.UTF_8).length <= 28_000, "within Teams' 28 KB");
+                    JsonArray body = cardBody(got);
+                    String title = body.getJsonObject(0).getString("text");
+                    assertTrue(title.contains("\\<at id=all\\>\\</at\\>\\[x\\](https://evil.example)"), title);
+                    StringBuilder all = new StringBuilder();
+                    body.forEach(block -> all.append(((JsonObject) block).getString("text")).append('\n'));
+                    Hostile.assertNoneOf(all.toString(), "<at id=all>", "[click](", "[x](", "*bold*",
+                            "_it_", "<!channel>");
+                    Hostile.assertKeptText(body.getJsonObject(1).getString("text")
+                            + "\n" + body.getJsonObject(2).getString("text"),
+                            "\\<at id=all\\>\\</at\\> \\<!channel\\> \\<@U024BE7LH\\>", 1);
+                    AdaptiveCardSchema.assertValid(got.json());
+                    ctx.completeNow();
+                })));
     }
 }

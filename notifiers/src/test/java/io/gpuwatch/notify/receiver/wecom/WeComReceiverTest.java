@@ -1,5 +1,8 @@
 package io.gpuwatch.notify.receiver.wecom;
 
+import io.gpuwatch.notify.receiver.chat.Hostile;
+import static io.gpuwatch.notify.receiver.chat.Alerts.HOSTILE;
+import static io.gpuwatch.notify.receiver.chat.Alerts.HOSTILE_TWIN;
 import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.config.Parsed;
 import io.gpuwatch.notify.receiver.chat.FakeChat;
@@ -82,7 +85,7 @@ class WeComReceiverTest {
                             "**[firing] alerts (1 firing, 1 resolved)**\n"
                             + "> **xid-fallen-off-bus** <font color=\"warning\">firing</font> on node-01: "
                             + "GPU-1111 on node-01 fell off the bus (XID 79)\n"
-                            + "> **gpu-hot** <font color=\"warning\">resolved</font> on node-02: GPU-3333 at 91 °C <b>&</b>")),
+                            + "> **gpu-hot** <font color=\"warning\">resolved</font> on node-02: GPU-3333 at 91 °C ＜b＞&＜/b＞")),
                             wecom.received.get(0).json());
                     ctx.completeNow();
                 })));
@@ -136,6 +139,23 @@ class WeComReceiverTest {
                     assertTrue(failure.getMessage().contains("errcode 93000"), failure.getMessage());
                     assertFalse(failure.getMessage().contains("REVOKED-KEY"), failure.getMessage());
                     assertEquals(3, wecom.received.size(), "busy once, delivered, then refused once");
+                    ctx.completeNow();
+                })));
+    }
+
+    @Test
+    void hostileTextIsEscapedAndTheLongAlertKeepsItsText(Vertx vertx, VertxTestContext ctx) {
+        FakeChat wecom = wecom((n, req) -> req.response().end(OK));
+        wecom.start(vertx)
+                .compose(s -> receiver(s.url(PATH + "?key=" + KEY), new FakeTime(NOW), 1, vertx)
+                        .send(List.of(HOSTILE, HOSTILE_TWIN)))
+                .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+                    String content = wecom.received.get(0).json().getJsonObject("markdown").getString("content");
+                    assertTrue(content.getBytes(StandardCharsets.UTF_8).length <= 4_096, "within 4,096 bytes");
+                    Hostile.assertNoneOf(content, "<@zhangsan>", "<@U024BE7LH>", "<font color=\"warning\">red",
+                            "[click](", "[x](", "*bold*", "_it_", "<at id=all>");
+                    assertTrue(content.contains("on ＜!channel＞ ＜@zhangsan＞:"), content.substring(0, 300));
+                    Hostile.assertKeptText(content, "＜at id=all＞＜/at＞ ＜!channel＞ ＜@U024BE7LH＞ ＜@zhangsan＞", 1);
                     ctx.completeNow();
                 })));
     }

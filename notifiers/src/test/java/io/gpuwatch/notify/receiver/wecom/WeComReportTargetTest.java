@@ -1,5 +1,6 @@
 package io.gpuwatch.notify.receiver.wecom;
 
+import io.gpuwatch.notify.receiver.chat.Hostile;
 import io.gpuwatch.notify.render.Report;
 import org.junit.jupiter.api.Test;
 
@@ -23,5 +24,12 @@ class WeComReportTargetTest {
                 content);
         assertTrue(content.matches("(?s).*\n> \\+\\d+ more$"), content.substring(content.length() - 40));
         assertFalse(content.contains("chart.png"));
+    }
+
+    @Test
+    void tenantNamesInReportLinesAreReplacedByLookAlikes() {
+        String content = WeComReportTarget.build(Hostile.report()).orElseThrow();
+        Hostile.assertNoneOf(content, Hostile.LIVE);
+        assertTrue(content.contains("> gpu-hot on ＜at id=all＞＜/at＞ ＜!channel＞ ＜@zhangsan＞ ［click］"), content);
     }
 }
