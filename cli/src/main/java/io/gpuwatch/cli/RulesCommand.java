@@ -18,6 +18,7 @@ import picocli.CommandLine.Parameters;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -26,6 +27,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
 
 /** {@code gpuwatch rules …}: tools for rule files that need no gateway. */
@@ -151,11 +156,12 @@ final class RulesCommand implements Runnable {
     /** Output forms of {@code rules backtest}. */
     enum Format { TEXT, JSON }
 
-    /** {@code gpuwatch rules backtest --rules DIR --trace FILE}: what the rules would have sent for a trace. */
+    /** {@code gpuwatch rules backtest --rules DIR --trace FILE…}: what the rules would have sent for traces. */
     @Command(name = "backtest", mixinStandardHelpOptions = true,
-            description = "Replay a recorded trace (frames as JSON lines, plain or .gz) through rules at full speed "
+            description = "Replay recorded traces (frames as JSON lines, plain or .gz) through rules at full speed "
                     + "and print every alert that would have fired, when, for how long and how many notifications "
-                    + "it would have sent. --format json writes one line per notification.")
+                    + "it would have sent. --format json writes one line per notification. Several traces are "
+                    + "replayed side by side, one per core, and each is reported on its own.")
     static final class BacktestTrace implements Callable<Integer> {
         private static final int BAR = 30;
 
@@ -163,11 +169,15 @@ final class RulesCommand implements Runnable {
                 description = "rule files or directories (default: the example pack)")
         List<Path> rules;
 
-        @Option(names = "--trace", required = true, paramLabel = "FILE", description = "the trace to replay")
-        Path trace;
+        @Option(names = "--trace", paramLabel = "FILE", description = "a trace to replay; repeat for several")
+        List<Path> traceOptions = new ArrayList<>();
+
+        @Parameters(paramLabel = "TRACE", arity = "0..*", description = "more traces to replay")
+        List<Path> traceArgs = new ArrayList<>();
 
         @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",
-                description = "text (alerts and a table per rule) or json (one object per notification)")
+                description = "text (alerts and a table per rule) or json (one object per notification; with "
+                        + "several traces each names its \"trace\")")
         Format format;
 
         @Option(names = "--pricing", paramLabel = "FILE",
@@ -177,8 +187,19 @@ final class RulesCommand implements Runnable {
         @picocli.CommandLine.Spec
         picocli.CommandLine.Model.CommandSpec spec;
 
+        /** One trace's backtest: its result, or {@code error} when it could not be read at all. */
+        private record Outcome(Path trace, Backtest.Result result, String failure, long badLines, String error,
+                               double seconds) {
+        }
+
         @Override
-        public Integer call() {
+        public Integer call() throws InterruptedException {
+            List<Path> traces = new ArrayList<>(traceOptions);
+            traces.addAll(traceArgs);
+            if (traces.isEmpty()) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                        "Missing required trace: give --trace FILE or TRACE…");
+            }
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
             RuleSet set = Loading.rules(rules, err);
@@ -186,56 +207,112 @@ final class RulesCommand implements Runnable {
             if (set == null || pricing == null) {
                 return 1;
             }
-            boolean bar = System.console() != null;
+            boolean several = traces.size() > 1;
+            boolean bar = !several && System.console() != null;
             long started = System.nanoTime();
-            Backtest.Result result;
-            String failure;
-            long bad;
-            try (TraceLines lines = new TraceLines(trace, problem -> {
-                if (bar) {
-                    err.print("\r\033[K");
+            List<Outcome> outcomes = new ArrayList<>();
+            if (several) {
+                // one replay per core: each is single-threaded like the gateway's event loop
+                int threads = Math.min(traces.size(), Runtime.getRuntime().availableProcessors());
+                ExecutorService pool = Executors.newFixedThreadPool(threads);
+                try {
+                    List<Future<Outcome>> running = new ArrayList<>();
+                    for (int i = 0; i < traces.size(); i++) {
+                        // compiled rules hold their evaluation state: each replay gets a rule set of its own
+                        RuleSet own = i == 0 ? set : Loading.rules(rules, new PrintWriter(Writer.nullWriter()));
+                        if (own == null) {
+                            err.println("rules backtest: the rules changed while loading; run again");
+                            return 1;
+                        }
+                        Path trace = traces.get(i);
+                        running.add(pool.submit(() -> replay(trace, own, pricing, out, err, false, true)));
+                    }
+                    for (Future<Outcome> f : running) {
+                        outcomes.add(f.get());
+                    }
+                } catch (ExecutionException e) {
+                    throw new IllegalStateException("a backtest failed", e.getCause());
+                } finally {
+                    pool.shutdownNow();
                 }
-                err.println(problem);
+            } else {
+                outcomes.add(replay(traces.get(0), set, pricing, out, err, bar, false));
+            }
+            int rc = 0;
+            long readings = 0;
+            for (Outcome o : outcomes) {
+                if (o.error() != null) {
+                    err.println(o.error());
+                    rc = 1;
+                    continue;
+                }
+                if (format == Format.TEXT) {
+                    if (several) {
+                        out.println("== " + o.trace());
+                    }
+                    out.print(TextReport.render(o.result()));
+                    if (several) {
+                        out.println();
+                    }
+                }
+                out.flush();
+                for (Diagnostic d : o.result().runtimeErrors()) {
+                    err.println(several ? o.trace() + ": " + d : d);
+                }
+                if (o.badLines() > 0) {
+                    err.println(o.trace() + ": warning: " + count(o.badLines(), "line") + " skipped");
+                }
+                readings += o.result().stats().cardReadings();
+                err.println(String.format(Locale.ROOT, "%sreplayed %,d card readings in %.2f s",
+                        several ? o.trace() + ": " : "", o.result().stats().cardReadings(), o.seconds()));
+                if (o.failure() != null) {
+                    err.println(o.failure());
+                    rc = 1;
+                }
+            }
+            if (several) {
+                err.println(String.format(Locale.ROOT, "replayed %,d card readings of %d traces in %.2f s", readings,
+                        traces.size(), (System.nanoTime() - started) / 1e9));
+            }
+            err.flush();
+            return rc;
+        }
+
+        /** Replays one trace; notifications (json) and skipped lines are written as they come, under a lock. */
+        private Outcome replay(Path trace, RuleSet set, Pricing pricing, PrintWriter out, PrintWriter err,
+                               boolean bar, boolean named) {
+            long started = System.nanoTime();
+            String name = named ? trace.toString() : null;
+            try (TraceLines lines = new TraceLines(trace, problem -> {
+                synchronized (err) {
+                    if (bar) {
+                        err.print("\r\033[K");
+                    }
+                    err.println(problem);
+                }
             })) {
-                result = Backtest.run(set, pricing, lines, s -> {
+                Backtest.Result result = Backtest.run(set, pricing, lines, s -> {
                     if (format == Format.JSON) {
-                        out.println(JsonLines.line(s));
+                        String line = JsonLines.line(s, name);
+                        synchronized (out) {
+                            out.println(line);
+                        }
                     }
                 }, (frames, virtualMs) -> {
                     if (bar) {
                         progress(err, lines.bytesRead(), lines.size(), frames, virtualMs);
                     }
                 });
-                failure = lines.failure();
-                bad = lines.badLines();
+                if (bar) {
+                    err.print("\r\033[K");
+                }
+                return new Outcome(trace, result, lines.failure(), lines.badLines(), null,
+                        (System.nanoTime() - started) / 1e9);
             } catch (NoSuchFileException e) {
-                err.println(trace + ": error: cannot read: no such file");
-                return 1;
+                return new Outcome(trace, null, null, 0, trace + ": error: cannot read: no such file", 0);
             } catch (IOException e) {
-                err.println(trace + ": error: cannot read: " + e.getMessage());
-                return 1;
+                return new Outcome(trace, null, null, 0, trace + ": error: cannot read: " + e.getMessage(), 0);
             }
-            if (bar) {
-                err.print("\r\033[K");
-            }
-            if (format == Format.TEXT) {
-                out.print(TextReport.render(result));
-            }
-            out.flush();
-            for (Diagnostic d : result.runtimeErrors()) {
-                err.println(d);
-            }
-            if (bad > 0) {
-                err.println(trace + ": warning: " + count(bad, "line") + " skipped");
-            }
-            double seconds = (System.nanoTime() - started) / 1e9;
-            err.println(String.format(Locale.ROOT, "replayed %,d card readings in %.2f s",
-                    result.stats().cardReadings(), seconds));
-            if (failure != null) {
-                err.println(failure);
-            }
-            err.flush();
-            return failure == null ? 0 : 1;
         }
 
         private static void progress(PrintWriter err, long read, long size, long frames, long virtualMs) {

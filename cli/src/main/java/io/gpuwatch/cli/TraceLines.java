@@ -145,18 +145,23 @@ final class TraceLines implements Iterable<TraceFrame>, AutoCloseable {
             if (line.isBlank()) {
                 continue;
             }
-            String where = file + ":" + (firstLine + i) + ": ";
             Decoded d = codec.decode(line);
             if (d instanceof Decoded.Bad bad) {
-                items.add(where + bad.message());
+                items.add(where(firstLine + i) + bad.message());
             } else if (d instanceof Decoded.Ok ok) {
                 String node = ok.frame() instanceof Hello h ? h.node() : ok.node();
                 items.add(node == null
-                        ? where + "a " + ok.frame().type() + " frame without the \"node\" key that names its producer"
+                        ? where(firstLine + i) + "a " + ok.frame().type()
+                                + " frame without the \"node\" key that names its producer"
                         : new TraceFrame(node, ok.frame()));
             }
         }
         return new Batch(items, failed, last);
+    }
+
+    /** The place of a line in messages, built only for a line that has a problem. */
+    private String where(long line) {
+        return file + ":" + line + ": ";
     }
 
     @Override

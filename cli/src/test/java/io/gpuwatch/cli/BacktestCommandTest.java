@@ -145,4 +145,41 @@ class BacktestCommandTest {
         assertTrue(err.toString().startsWith(rules + ":4:11: error: unknown name `tempc`"), err.toString());
         assertEquals("", out.toString());
     }
+
+    @Test
+    void severalTracesAreReplayedSideBySideAndEachIsReportedOnItsOwn() throws Exception {
+        Path first = dir.resolve("first.jsonl");
+        Path second = dir.resolve("second.jsonl.gz");
+        Files.write(first, trace());
+        try (OutputStream gz = new GZIPOutputStream(Files.newOutputStream(second))) {
+            gz.write((String.join("\n", trace().subList(0, 20)) + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+        assertEquals(0, run("rules", "backtest", "--rules", "../examples/rules", "--format", "json", "--trace",
+                first.toString(), second.toString()), err.toString());
+        List<String> lines = out.toString().lines().toList();
+        String named = "{\"trace\":\"" + first + "\",";
+        assertEquals(EXPECTED.stream().map(l -> named + l.substring(1)).toList(),
+                lines.stream().filter(l -> l.startsWith(named)).toList());
+        // the shorter trace has the XID but ends before gpu-b02 has been silent for long
+        String named2 = "{\"trace\":\"" + second + "\",";
+        assertEquals(List.of(named2 + EXPECTED.get(0).substring(1)),
+                lines.stream().filter(l -> !l.startsWith(named)).toList());
+        String report = err.toString();
+        assertTrue(report.contains(first + ": replayed 45 card readings in "), report);
+        assertTrue(report.contains(second + ": replayed "), report);
+        assertTrue(report.contains(" card readings of 2 traces in "), report);
+
+        out.getBuffer().setLength(0);
+        assertEquals(0, run("rules", "backtest", "--rules", "../examples/rules", first.toString(),
+                second.toString()), err.toString());
+        String text = out.toString();
+        assertTrue(text.startsWith("== " + first + "\n2025-12-02T18:26:50.500Z  page    xid-fallen-off-bus"), text);
+        assertTrue(text.contains("\n== " + second + "\n"), text);
+    }
+
+    @Test
+    void aBacktestWithoutATraceIsAUsageError() {
+        assertEquals(2, run("rules", "backtest", "--rules", "../examples/rules"));
+        assertTrue(err.toString().startsWith("Missing required trace"), err.toString());
+    }
 }

@@ -10,7 +10,8 @@ import java.io.UncheckedIOException;
 import java.util.Map;
 
 /**
- * The backtest's JSON-lines form: one object per notification that would have been sent, with {@code ts}
+ * The backtest's JSON-lines form: one object per notification that would have been sent, with {@code trace}
+ * (only when several traces were replayed), {@code ts}
  * (epoch ms of the trace), {@code status} ({@code firing}|{@code resolved}), {@code rule}, {@code severity},
  * {@code labels} (the scope's) and the rendered {@code summary}.
  */
@@ -22,9 +23,17 @@ public final class JsonLines {
 
     /** The line for one notification, without the line break. */
     public static String line(Replay.Sent s) {
+        return line(s, null);
+    }
+
+    /** Likewise, first naming the {@code trace} it came from when not null (a backtest of several traces). */
+    public static String line(Replay.Sent s, String trace) {
         StringWriter out = new StringWriter(256);
         try (JsonGenerator g = JSON.createGenerator(out)) {
             g.writeStartObject();
+            if (trace != null) {
+                g.writeStringField("trace", trace);
+            }
             g.writeNumberField("ts", s.at());
             g.writeStringField("status", s.firing() ? "firing" : "resolved");
             g.writeStringField("rule", s.rule());

@@ -118,11 +118,12 @@ public final class CardState implements ScopeView {
             }
         }
         at(ts);
+        // a card that sent no readings this time has nothing to derive from
+        boolean silent = reading.values().isEmpty();
         for (int i = 0; i < windows.length; i++) {
             SeriesSpec spec = specs.get(i);
             if (spec.derivation() != null && spec.source() == Metric.Source.CARD) {
-                // a card that sent no readings this time has nothing to derive from
-                double v = reading.values().isEmpty() ? Double.NaN : spec.derivation().derive(this);
+                double v = silent ? Double.NaN : spec.derivation().derive(this);
                 derived[i] = v;
                 windows[i].append(ts, v);
                 windows[i].at(ts);

@@ -70,8 +70,8 @@ public final class MetricWindow implements Series, RankedSamples {
     // JVM layout estimates, compressed references: object header 12 bytes, array header 16, 8-byte alignment.
     static final int OBJECT_HEADER = 12;
     static final int ARRAY_HEADER = 16;
-    // 4 references, 7 longs, 4 ints, 1 float, 1 boolean.
-    private static final long SHALLOW_BYTES = align(OBJECT_HEADER + 4 * 4 + 7 * 8 + 4 * 4 + 4 + 1);
+    // 4 references, 9 longs, 4 ints, 1 float, 1 boolean.
+    private static final long SHALLOW_BYTES = align(OBJECT_HEADER + 4 * 4 + 9 * 8 + 4 * 4 + 4 + 1);
 
     private final WindowShape shape;
     private final long res;
@@ -92,6 +92,10 @@ public final class MetricWindow implements Series, RankedSamples {
     private long rolledSlot = NONE;
     private float rolledValue = Float.NaN;
     private long nowMs = NONE;
+    /** At or after the newest fine slot whose sample rose or fell from its predecessor (an upper bound). */
+    private long lastMoveSlot = NONE;
+    /** At or after the newest bucket with a non-zero increase. */
+    private long lastMoveBucket = NONE;
     private long ignoredLate;
     private final boolean incremental;
     private Running[] running = NO_RUNNING;
@@ -147,10 +151,18 @@ public final class MetricWindow implements Series, RankedSamples {
         if (newestSlot == NONE) {
             newestSlot = slot;
         } else if (slot > newestSlot) {
+            long prevSlot = newestSlot;
+            float prev = values[fineIndex(prevSlot)];
             advanceTo(slot);
+            if (delta(prevSlot, prev, slot, v) != 0) {
+                lastMoveSlot = slot;
+            }
         } else if (slot <= newestSlot - fine) {
             ignoredLate++;
             return;
+        } else {
+            // a rewritten or late slot changes its own rise and its successor's: assume a move up to the newest
+            lastMoveSlot = Math.max(lastMoveSlot, newestSlot);
         }
         int i = fineIndex(slot);
         for (Running r : running) {
@@ -263,9 +275,16 @@ public final class MetricWindow implements Series, RankedSamples {
         long lo = firstSlot(now, windowMs);
         long hi = Math.floorDiv(now, res);
         long fineFirst = newestSlot - fine + 1;
+        boolean coarse = reachesCoarse(lo, fineFirst);
+        // A counter that has not moved inside the window (most error counters, most of the time) rose by exactly
+        // 0, and its newest sample is in the window: the scan below would add zeros.
+        if (incremental && hi >= newestSlot && newestSlot >= lo && lastMoveSlot < Math.max(lo, fineFirst)
+                && (!coarse || lastMoveBucket < firstBucket(lo))) {
+            return 0;
+        }
         long n = 0;
         double inc = 0;
-        if (reachesCoarse(lo, fineFirst)) {
+        if (coarse) {
             long last = lastBucket(hi, fineFirst);
             for (long q = firstBucket(lo); q <= last; q++) {
                 int b = bucketIndex(q);
@@ -637,6 +656,9 @@ public final class MetricWindow implements Series, RankedSamples {
         int b = bucketIndex(q);
         int base = fine + b * fields;
         int c = counts[b] & 0xFF;
+        if (d != 0) {
+            lastMoveBucket = q;
+        }
         if (c == 0) {
             values[base + SUM] = v;
             values[base + MIN] = v;

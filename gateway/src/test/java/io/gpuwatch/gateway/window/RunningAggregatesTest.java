@@ -60,6 +60,40 @@ class RunningAggregatesTest {
         assertEquals(bytes, w.runningBytes());
     }
 
+    @Test
+    void increaseOfAMostlyFlatCounterMatchesRescanExactly() {
+        for (WindowShape shape : new WindowShape[] {WindowShape.forWindow(600 * S), WindowShape.forWindow(60 * S)}) {
+            MetricWindow running = new MetricWindow(shape);
+            MetricWindow rescan = new MetricWindow(shape, false, false);
+            Random rnd = new Random(6);
+            long ts = 1_764_700_000_000L;
+            double counter = 3;
+            int zeros = 0;
+            for (int t = 0; t < 8_000; t++) {
+                ts += rnd.nextInt(200) == 0 ? rnd.nextInt(400) * S : S;
+                int kind = rnd.nextInt(1_000);
+                // a rare rise or reset, sometimes a slot rewritten or a late reading, flat otherwise
+                counter = kind < 3 ? counter + 1 + rnd.nextInt(4) : kind == 3 ? 0 : counter;
+                both(running, rescan, ts, counter);
+                if (kind == 4) {
+                    both(running, rescan, ts, counter + 2);
+                }
+                if (kind == 5) {
+                    both(running, rescan, ts - (1 + rnd.nextInt(100)) * S, counter + 1);
+                }
+                long now = rnd.nextInt(30) == 0 ? ts - rnd.nextInt(100) * S : ts;
+                running.at(now);
+                rescan.at(now);
+                for (long w : new long[] {600 * S, 300 * S, 60 * S, 10 * S}) {
+                    double expected = rescan.increase(w);
+                    assertEquals(expected, running.increase(w), "t=" + t + " window=" + w + " increase");
+                    zeros += expected == 0 ? 1 : 0;
+                }
+            }
+            assertTrue(zeros > 10_000, "the flat stretches were exercised: " + zeros);
+        }
+    }
+
     private static void compare(WindowShape shape, long[] windows, int seconds, long seed) {
         drive(new MetricWindow(shape), new MetricWindow(shape, false, false), windows, seconds, new Random(seed));
     }
@@ -118,6 +152,7 @@ class RunningAggregatesTest {
         close(rescan.avg(w), running.avg(w), rescan.max(w), 1, where + " avg");
         close(rescan.slope(w), running.slope(w), rescan.max(w), 1, where + " slope");
         close(rescan.predict(w, 600 * S), running.predict(w, 600 * S), rescan.max(w), 600, where + " predict");
+        assertEquals(rescan.increase(w), running.increase(w), where + " increase");
     }
 
     /** Equal up to rounding: relative to the magnitude of the values added, times how many were added. */
