@@ -82,7 +82,6 @@ public final class ApiTokens {
             }
             byte[] digest = TokenDigest.parse(parts[0]);
             Optional<Role> role = Role.of(parts[1]);
-            Integer earlier = names.putIfAbsent(parts[2], at);
             if (digest == null) {
                 problems.add(new TokenFile.Problem(file, at, "token must be stored as sha256:<64 hex digits>, never in clear"));
             } else if (role.isEmpty()) {
@@ -90,10 +89,11 @@ public final class ApiTokens {
             } else if (!parts[2].matches(NAME_PATTERN)) {
                 problems.add(new TokenFile.Problem(file, at, "name may hold 1 to 64 letters, digits, '.', '_', '@' and '-': "
                         + parts[2]));
-            } else if (earlier != null) {
-                problems.add(new TokenFile.Problem(file, at, "name " + parts[2] + " is already used on line " + earlier
-                        + "; the audit log must tell tokens apart"));
+            } else if (names.containsKey(parts[2])) {
+                problems.add(new TokenFile.Problem(file, at, "name " + parts[2] + " is already used on line "
+                        + names.get(parts[2]) + "; the audit log must tell tokens apart"));
             } else {
+                names.put(parts[2], at);
                 entries.add(new Entry(digest, role.get(), parts[2], at));
             }
         }

@@ -3,11 +3,11 @@ package io.gpuwatch.gateway.http;
 import io.gpuwatch.gateway.auth.ApiTokens;
 import io.gpuwatch.gateway.auth.Role;
 import io.gpuwatch.gateway.ingest.TokenBucket;
-import io.vertx.core.Handler;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.SecurityPolicyHandler;
 
 import java.time.InstantSource;
 import java.util.HashMap;
@@ -39,8 +39,12 @@ final class AccessGuard {
         return ctx.get(CALLER);
     }
 
-    /** Lets through callers whose role covers {@code needed}; {@code jsonBody}: the route reads a JSON body. */
-    Handler<RoutingContext> require(Role needed, boolean jsonBody) {
+    /**
+     * Lets through callers whose role covers {@code needed}; {@code jsonBody}: the route reads a JSON body. A
+     * security-policy handler, so it runs before the body is read: a caller that may not change anything cannot
+     * make the gateway take its upload.
+     */
+    SecurityPolicyHandler require(Role needed, boolean jsonBody) {
         return ctx -> {
             HttpServerRequest req = ctx.request();
             if (!originAllowed(ctx)) {
