@@ -4,12 +4,14 @@ import io.gpuwatch.cli.alerting.AlertingLoad;
 import io.gpuwatch.cli.alerting.Wiring;
 import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
+import io.gpuwatch.gateway.auth.ApiTokens;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.cluster.Cluster;
 import io.gpuwatch.gateway.cluster.ClusterSettings;
 import io.gpuwatch.gateway.cost.Pricing;
 import io.gpuwatch.gateway.digest.DigestChannel;
 import io.gpuwatch.gateway.digest.Digests;
+import io.gpuwatch.gateway.http.ApiAccess;
 import io.gpuwatch.gateway.ingest.IngestConfig;
 import io.gpuwatch.gateway.ingest.ProbeEndpoint;
 import io.gpuwatch.gateway.reload.RuleFiles;
@@ -27,6 +29,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -44,9 +48,30 @@ import java.util.logging.Logger;
 final class GatewayCommand implements Callable<Integer> {
     private static final Logger LOG = Logger.getLogger(GatewayCommand.class.getName());
 
-    @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "0.0.0.0:9464",
-            description = "where probes and HTTP clients connect (default: ${DEFAULT-VALUE})")
+    @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:9464",
+            description = "where probes and HTTP clients connect (default: ${DEFAULT-VALUE}, this machine only); "
+                    + "any other address needs --api-tokens")
     String listen;
+
+    @Option(names = "--api-tokens", paramLabel = "FILE",
+            description = "API token file: 'sha256:<hex> <viewer|operator|admin> <name>' per line (see 'gpuwatch "
+                    + "token new --role'); every /api call and POST /-/reload then needs one. Without it the API is "
+                    + "open to this machine only, and the gateway listens on loopback only")
+    Path apiTokens;
+
+    @Option(names = "--cors-origin", paramLabel = "ORIGIN", split = ",",
+            description = "browser origins (e.g. https://grafana.example.com) allowed to call the API across "
+                    + "sites; any other page's requests are refused")
+    List<String> corsOrigins;
+
+    @Option(names = "--protect-metrics",
+            description = "/metrics needs a viewer token too (default: open, for a Prometheus without credentials)")
+    boolean protectMetrics;
+
+    @Option(names = "--api-rate", paramLabel = "PER_SECOND", defaultValue = "50",
+            description = "requests each API token may make per second, in bursts of twice that; above it 429 "
+                    + "(default: ${DEFAULT-VALUE})")
+    int apiRate;
 
     @Option(names = "--rules", paramLabel = "PATH", split = ",",
             description = "rule files or directories (default: examples/rules)")
@@ -153,6 +178,10 @@ final class GatewayCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
+        ApiAccess access = access(host, err);
+        if (access == null) {
+            return 2;
+        }
         IngestConfig d = IngestConfig.DEFAULTS;
         IngestConfig ingest = new IngestConfig(maxFrameBytes, maxFramesPerSecond, Math.max(maxFramesPerSecond * 4, d.burstFrames()),
                 d.maxCardsPerNode(), d.maxBadFrames(), d.helloTimeoutMs(), d.ackIntervalMs(), d.intervalMs());
@@ -207,7 +236,7 @@ final class GatewayCommand implements Callable<Integer> {
         TokenFile tokenFile = tokenLoad.tokens();
         RuleFiles ruleFiles = new RuleFiles(rulePaths, Duration.ofSeconds(reloadIntervalSeconds));
         Gateway gateway = new Gateway(config, ruleSet, ruleFiles, () -> tokenFile, out.receivers(), out.routing(),
-                InstantSource.system());
+                InstantSource.system()).access(access);
         // read by the fleet on the gateway's event loop only after deployment, which publishes it
         gateway.fleet().usePricing(pricing);
         if (alerting != null) {
@@ -245,6 +274,52 @@ final class GatewayCommand implements Callable<Integer> {
         }, "gpuwatch-shutdown"));
         stopped.await();
         return 0;
+    }
+
+    /**
+     * Who may use the API, from --api-tokens, --cors-origin, --protect-metrics and --api-rate; null after saying
+     * what is wrong, an open API on a public address included.
+     */
+    private ApiAccess access(String host, PrintWriter err) {
+        ApiTokens tokens = ApiTokens.none();
+        if (apiTokens != null) {
+            ApiTokens.Load load = ApiTokens.read(apiTokens);
+            if (!load.ok()) {
+                load.problems().forEach(err::println);
+                err.flush();
+                return null;
+            }
+            if (load.tokens().isEmpty()) {
+                err.println(apiTokens + ": no API tokens, so nobody could use the API; add one with 'gpuwatch token "
+                        + "new --role admin --name NAME --file " + apiTokens + "'");
+                err.flush();
+                return null;
+            }
+            tokens = load.tokens();
+        }
+        List<String> origins = corsOrigins == null ? List.of() : corsOrigins;
+        for (String o : origins) {
+            if (!o.matches("https?://[^/\\s:]+(:\\d{1,5})?")) {
+                err.println("--cors-origin: expected an origin such as https://grafana.example.com (scheme, host and "
+                        + "port only), got " + o);
+                err.flush();
+                return null;
+            }
+        }
+        if (apiRate < 1) {
+            err.println("--api-rate: expected 1 or more requests a second, got " + apiRate);
+            err.flush();
+            return null;
+        }
+        ApiTokens inForce = tokens;
+        ApiAccess access = new ApiAccess(() -> inForce, Set.copyOf(origins), !protectMetrics, apiRate, apiRate * 2);
+        Optional<String> refusal = access.refusal(host);
+        if (refusal.isPresent()) {
+            err.println("--listen: " + refusal.get());
+            err.flush();
+            return null;
+        }
+        return access;
     }
 
     /** The --cluster-* settings, or null after saying what is wrong. */

@@ -106,6 +106,11 @@ public final class ApiTokens {
         return found < 0 ? Optional.empty() : Optional.of(entries.get(found));
     }
 
+    /** The token called {@code name}, if any. */
+    public Optional<Entry> named(String name) {
+        return entries.stream().filter(e -> e.name().equals(name)).findFirst();
+    }
+
     /** True when there are no tokens, so the API is open. */
     public boolean isEmpty() {
         return entries.isEmpty();
