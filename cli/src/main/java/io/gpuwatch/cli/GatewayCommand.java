@@ -15,6 +15,7 @@ import io.gpuwatch.gateway.http.ApiAccess;
 import io.gpuwatch.gateway.ingest.IngestConfig;
 import io.gpuwatch.gateway.ingest.ProbeEndpoint;
 import io.gpuwatch.gateway.reload.RuleFiles;
+import io.gpuwatch.gateway.reload.WatchedFile;
 import io.gpuwatch.gateway.warm.WarmUp;
 import io.gpuwatch.rules.RuleSet;
 import io.vertx.core.Vertx;
@@ -34,6 +35,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
@@ -78,7 +80,8 @@ final class GatewayCommand implements Callable<Integer> {
     List<Path> rules;
 
     @Option(names = "--reload-interval", paramLabel = "SECONDS", defaultValue = "5",
-            description = "how often to look at the rule files for changes; 0 turns that off (default: ${DEFAULT-VALUE})")
+            description = "how often to look at the rule files and token files for changes; 0 turns that off "
+                    + "(default: ${DEFAULT-VALUE})")
     int reloadIntervalSeconds;
 
     @Option(names = "--tokens", paramLabel = "FILE", required = true,
@@ -139,6 +142,9 @@ final class GatewayCommand implements Callable<Integer> {
     @Mixin
     Receivers receivers;
 
+    /** The --api-tokens file, once read. */
+    private WatchedFile<ApiTokens> apiTokenFile;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -167,13 +173,16 @@ final class GatewayCommand implements Callable<Integer> {
         if (ruleSet == null) {
             return 1;
         }
-        TokenFile.Load tokenLoad = TokenFile.read(tokens);
-        if (!tokenLoad.ok()) {
-            tokenLoad.problems().forEach(err::println);
+        WatchedFile<TokenFile> probeTokens = WatchedFile.read(tokens, (f, problems) -> {
+            TokenFile.Load load = TokenFile.read(f);
+            load.problems().forEach(p -> problems.accept(p.toString()));
+            return load.tokens();
+        }, err::println);
+        if (probeTokens == null) {
             err.flush();
             return 1;
         }
-        if (tokenLoad.tokens().size() == 0) {
+        if (probeTokens.get().size() == 0) {
             err.println(tokens + ": no tokens, so no probe could connect; add one with 'gpuwatch token new'");
             err.flush();
             return 1;
@@ -233,9 +242,13 @@ final class GatewayCommand implements Callable<Integer> {
             vertx.close();
             return 2;
         }
-        TokenFile tokenFile = tokenLoad.tokens();
-        RuleFiles ruleFiles = new RuleFiles(rulePaths, Duration.ofSeconds(reloadIntervalSeconds));
-        Gateway gateway = new Gateway(config, ruleSet, ruleFiles, () -> tokenFile, out.receivers(), out.routing(),
+        Duration reloadInterval = Duration.ofSeconds(reloadIntervalSeconds);
+        probeTokens.watch(vertx, reloadInterval);
+        if (apiTokenFile != null) {
+            apiTokenFile.watch(vertx, reloadInterval);
+        }
+        RuleFiles ruleFiles = new RuleFiles(rulePaths, reloadInterval);
+        Gateway gateway = new Gateway(config, ruleSet, ruleFiles, probeTokens, out.receivers(), out.routing(),
                 InstantSource.system()).access(access);
         // read by the fleet on the gateway's event loop only after deployment, which publishes it
         gateway.fleet().usePricing(pricing);
@@ -281,21 +294,24 @@ final class GatewayCommand implements Callable<Integer> {
      * what is wrong, an open API on a public address included.
      */
     private ApiAccess access(String host, PrintWriter err) {
-        ApiTokens tokens = ApiTokens.none();
+        Supplier<ApiTokens> tokens = ApiTokens::none;
         if (apiTokens != null) {
-            ApiTokens.Load load = ApiTokens.read(apiTokens);
-            if (!load.ok()) {
-                load.problems().forEach(err::println);
+            // an empty file would open the API, so an edit that empties it is refused like a broken one
+            apiTokenFile = WatchedFile.read(apiTokens, (f, problems) -> {
+                ApiTokens.Load load = ApiTokens.read(f);
+                load.problems().forEach(p -> problems.accept(p.toString()));
+                if (load.ok() && load.tokens().isEmpty()) {
+                    problems.accept(f + ": no API tokens, so nobody could use the API; add one with 'gpuwatch "
+                            + "token new --role admin --name NAME --file " + f + "'");
+                    return null;
+                }
+                return load.tokens();
+            }, err::println);
+            if (apiTokenFile == null) {
                 err.flush();
                 return null;
             }
-            if (load.tokens().isEmpty()) {
-                err.println(apiTokens + ": no API tokens, so nobody could use the API; add one with 'gpuwatch token "
-                        + "new --role admin --name NAME --file " + apiTokens + "'");
-                err.flush();
-                return null;
-            }
-            tokens = load.tokens();
+            tokens = apiTokenFile;
         }
         List<String> origins = corsOrigins == null ? List.of() : corsOrigins;
         for (String o : origins) {
@@ -311,8 +327,7 @@ final class GatewayCommand implements Callable<Integer> {
             err.flush();
             return null;
         }
-        ApiTokens inForce = tokens;
-        ApiAccess access = new ApiAccess(() -> inForce, Set.copyOf(origins), !protectMetrics, apiRate, apiRate * 2);
+        ApiAccess access = new ApiAccess(tokens, Set.copyOf(origins), !protectMetrics, apiRate, apiRate * 2);
         Optional<String> refusal = access.refusal(host);
         if (refusal.isPresent()) {
             err.println("--listen: " + refusal.get());

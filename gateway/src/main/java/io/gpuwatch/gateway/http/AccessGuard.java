@@ -6,6 +6,7 @@ import io.gpuwatch.gateway.ingest.TokenBucket;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.HostAndPort;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.SecurityPolicyHandler;
 
@@ -106,9 +107,10 @@ final class AccessGuard {
             ctx.response().putHeader("Access-Control-Allow-Origin", origin).putHeader("Vary", "Origin");
             return true;
         }
-        String host = ctx.request().getHeader("Host");
+        // the authority is Host in HTTP/1.1 and :authority in HTTP/2
+        HostAndPort to = ctx.request().authority();
         String scheme = ctx.request().isSSL() ? "https://" : "http://";
-        if (host != null && origin.equalsIgnoreCase(scheme + host)) {
+        if (to != null && origin.equalsIgnoreCase(scheme + to.host() + (to.port() < 0 ? "" : ":" + to.port()))) {
             return true;
         }
         ApiRoutes.json(ctx, 403, new JsonObject().put("error", "origin " + origin + " may not call this API; "
@@ -122,7 +124,8 @@ final class AccessGuard {
         if (tokens.isEmpty()) {
             // an open API is for this machine only; a name other than a loopback one in Host is a page that
             // rebound its own name to this address
-            if (ApiAccess.loopback(remote) && loopbackHost(ctx.request().getHeader("Host"))) {
+            HostAndPort to = ctx.request().authority();
+            if (ApiAccess.loopback(remote) && to != null && loopbackHost(to.host())) {
                 return new Caller(Caller.LOCAL, Role.ADMIN, remote);
             }
             unauthorized(ctx, "this gateway has no API tokens, so its API answers only on this machine, to "
@@ -156,14 +159,10 @@ final class AccessGuard {
         return token.isEmpty() ? Optional.empty() : Optional.of(token);
     }
 
-    /** True for a Host header naming this machine's loopback: localhost, 127.x.y.z or [::1], with any port. */
+    /** True for a host naming this machine's loopback: localhost, 127.x.y.z or ::1 (bracketed or not). */
     static boolean loopbackHost(String host) {
-        if (host == null) {
-            return false;
-        }
-        String name = host.startsWith("[") ? host.substring(1, Math.max(1, host.indexOf(']')))
-                : host.contains(":") ? host.substring(0, host.indexOf(':')) : host;
-        name = name.toLowerCase(Locale.ROOT);
+        String name = (host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host)
+                .toLowerCase(Locale.ROOT);
         // literal addresses only, so no name is ever looked up on the event loop
         return name.equals("localhost") || name.equals("::1") || name.matches("127(\\.\\d{1,3}){3}");
     }

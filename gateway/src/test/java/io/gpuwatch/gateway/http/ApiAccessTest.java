@@ -254,6 +254,16 @@ class ApiAccessTest {
     }
 
     @Test
+    void onlyLoopbackNamesCountAsThisMachine() {
+        for (String host : List.of("localhost", "127.0.0.1", "127.1.2.3", "::1", "[::1]", "LOCALHOST")) {
+            assertTrue(AccessGuard.loopbackHost(host), host);
+        }
+        for (String host : List.of("evil.example", "127.0.0.1.evil.example", "10.0.0.1", "localhost.evil.example")) {
+            assertTrue(!AccessGuard.loopbackHost(host), host);
+        }
+    }
+
+    @Test
     void aGatewayWithTokensMayListenOnEveryAddress(Vertx vertx) throws Exception {
         Gateway g = await(deploy(vertx, "0.0.0.0", tokens(true, 10)));
         assertEquals(401, send(g, HttpMethod.GET, "/api/v1/alerts", null).statusCode());
