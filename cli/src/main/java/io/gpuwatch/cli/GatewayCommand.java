@@ -16,6 +16,7 @@ import io.gpuwatch.gateway.ingest.IngestConfig;
 import io.gpuwatch.gateway.ingest.ProbeEndpoint;
 import io.gpuwatch.gateway.reload.RuleFiles;
 import io.gpuwatch.gateway.reload.WatchedFile;
+import io.gpuwatch.gateway.tls.TlsFiles;
 import io.gpuwatch.gateway.warm.WarmUp;
 import io.gpuwatch.rules.RuleSet;
 import io.vertx.core.Vertx;
@@ -66,6 +67,13 @@ final class GatewayCommand implements Callable<Integer> {
                     + "sites; any other page's requests are refused")
     List<String> corsOrigins;
 
+    @Option(names = "--tls-cert", paramLabel = "PEM",
+            description = "certificate chain (PEM) to serve HTTPS and WSS with, read again when it changes; with --tls-key")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM", description = "the certificate's private key (PEM); with --tls-cert")
+    Path tlsKey;
+
     @Option(names = "--protect-metrics",
             description = "/metrics needs a viewer token too (default: open, for a Prometheus without credentials)")
     boolean protectMetrics;
@@ -80,7 +88,7 @@ final class GatewayCommand implements Callable<Integer> {
     List<Path> rules;
 
     @Option(names = "--reload-interval", paramLabel = "SECONDS", defaultValue = "5",
-            description = "how often to look at the rule files and token files for changes; 0 turns that off "
+            description = "how often to look at the rule, token and TLS files for changes; 0 turns that off "
                     + "(default: ${DEFAULT-VALUE})")
     int reloadIntervalSeconds;
 
@@ -194,7 +202,19 @@ final class GatewayCommand implements Callable<Integer> {
         IngestConfig d = IngestConfig.DEFAULTS;
         IngestConfig ingest = new IngestConfig(maxFrameBytes, maxFramesPerSecond, Math.max(maxFramesPerSecond * 4, d.burstFrames()),
                 d.maxCardsPerNode(), d.maxBadFrames(), d.helloTimeoutMs(), d.ackIntervalMs(), d.intervalMs());
-        String external = "http://" + (host.equals("0.0.0.0") ? "localhost" : host) + ":" + port;
+        if ((tlsCert == null) != (tlsKey == null)) {
+            err.println(tlsCert == null ? "--tls-key: give the certificate too, with --tls-cert"
+                    : "--tls-cert: give its private key too, with --tls-key");
+            err.flush();
+            return 2;
+        }
+        TlsFiles tls = tlsCert == null ? null : TlsFiles.read(tlsCert, tlsKey, err::println);
+        if (tlsCert != null && tls == null) {
+            err.flush();
+            return 1;
+        }
+        String external = (tls == null ? "http://" : "https://") + (host.equals("0.0.0.0") ? "localhost" : host)
+                + ":" + port;
         GatewayConfig config = new GatewayConfig(host, port, ingest, 1000, external, dataDir);
 
         if (publicUrl != null && !publicUrl.matches("https?://[^/\\s]+(/\\S*)?")) {
@@ -247,9 +267,12 @@ final class GatewayCommand implements Callable<Integer> {
         if (apiTokenFile != null) {
             apiTokenFile.watch(vertx, reloadInterval);
         }
+        if (tls != null) {
+            tls.watch(vertx, reloadInterval);
+        }
         RuleFiles ruleFiles = new RuleFiles(rulePaths, reloadInterval);
         Gateway gateway = new Gateway(config, ruleSet, ruleFiles, probeTokens, out.receivers(), out.routing(),
-                InstantSource.system()).access(access);
+                InstantSource.system()).access(access).tls(tls);
         // read by the fleet on the gateway's event loop only after deployment, which publishes it
         gateway.fleet().usePricing(pricing);
         if (alerting != null) {
@@ -351,7 +374,7 @@ final class GatewayCommand implements Callable<Integer> {
             err.flush();
             return null;
         }
-        String url = advertiseUrl != null ? advertiseUrl : "ws://" + at + ":" + port + ProbeEndpoint.PATH;
+        String url = advertiseUrl != null ? advertiseUrl : (tlsCert != null ? "wss://" : "ws://") + at + ":" + port + ProbeEndpoint.PATH;
         if (!url.startsWith("ws://") && !url.startsWith("wss://")) {
             err.println("--advertise-url: expected ws://HOST:PORT/v1/probe or wss://..., got " + url);
             err.flush();

@@ -31,6 +31,7 @@ import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.gateway.store.AsyncStore;
 import io.gpuwatch.gateway.store.Backoff;
 import io.gpuwatch.gateway.store.StoreException;
+import io.gpuwatch.gateway.tls.TlsFiles;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.protocol.App;
 import io.gpuwatch.protocol.Event;
@@ -47,6 +48,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.ServerSSLOptions;
 import io.vertx.ext.web.Router;
 
 import java.nio.file.Path;
@@ -82,6 +84,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private final Acknowledgements acknowledgements = new Acknowledgements();
     private List<PagerHook> pagerHooks = List.of();
     private ApiAccess access = ApiAccess.open();
+    private TlsFiles tls;
     private final RuleFiles ruleFiles;
     private volatile RuleSet rules;
     private RuleReloader reloader;
@@ -151,6 +154,17 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 .setHost(config.host())
                 .setMaxWebSocketFrameSize(transportCap)
                 .setMaxWebSocketMessageSize(transportCap);
+        if (tls != null) {
+            options.setSsl(true).setKeyCertOptions(tls.options());
+            // a renewed certificate is served to the next connection; one that does not load keeps the old one
+            tls.onChange(next -> context.runOnContext(v -> {
+                if (server != null) {
+                    server.updateSSLOptions(new ServerSSLOptions().setKeyCertOptions(next))
+                            .onFailure(e -> LOG.warning("the changed TLS files could not be loaded, so the old "
+                                    + "certificate is still served: " + e.getMessage()));
+                }
+            }));
+        }
         baselines = new BaselineKeeper(context, config.dataDir());
         Future<Void> restored = baselines.start(fleet.baselines());
         // an open API may only listen where nobody else can reach it; a name is looked up off the event loop
@@ -176,7 +190,8 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                     if (digests != null) {
                         digests.start(vertx, new Digests.Sources(() -> ledger, fleet, () -> rules));
                     }
-                    LOG.info("gateway listening on " + config.host() + ":" + s.actualPort() + " with "
+                    LOG.info("gateway listening on " + config.host() + ":" + s.actualPort()
+                            + (tls == null ? "" : " (TLS)") + " with "
                             + ReloadStatus.count(rules.rules().size()));
                 })
                 .onFailure(e -> closeStore());
@@ -448,6 +463,12 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
      */
     public Gateway access(ApiAccess access) {
         this.access = access;
+        return this;
+    }
+
+    /** Serves HTTPS and WSS with the certificate and key of {@code tls}; call before deploying. */
+    public Gateway tls(TlsFiles tls) {
+        this.tls = tls;
         return this;
     }
 
