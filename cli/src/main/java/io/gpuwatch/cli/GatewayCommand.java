@@ -374,7 +374,8 @@ final class GatewayCommand implements Callable<Integer> {
             err.flush();
             return null;
         }
-        String url = advertiseUrl != null ? advertiseUrl : (tlsCert != null ? "wss://" : "ws://") + at + ":" + port + ProbeEndpoint.PATH;
+        String url = advertiseUrl != null ? advertiseUrl
+                : (tlsCert != null ? "wss://" : "ws://") + at + ":" + port + ProbeEndpoint.PATH;
         if (!url.startsWith("ws://") && !url.startsWith("wss://")) {
             err.println("--advertise-url: expected ws://HOST:PORT/v1/probe or wss://..., got " + url);
             err.flush();

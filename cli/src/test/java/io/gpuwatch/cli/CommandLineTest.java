@@ -91,6 +91,9 @@ class CommandLineTest {
                 "../examples/rules", "--listen", "0.0.0.0:0"));
         assertTrue(err.toString().contains(api + ":1: error: role must be one of viewer|operator|admin, got owner"),
                 err.toString());
+        assertEquals(2, run("gateway", "--tokens", tokens.toString(), "--rules", "../examples/rules", "--listen",
+                "127.0.0.1:0", "--tls-key", dir.resolve("key.pem").toString()));
+        assertTrue(err.toString().contains("--tls-key: give the certificate too, with --tls-cert"), err.toString());
     }
 
     @Test
