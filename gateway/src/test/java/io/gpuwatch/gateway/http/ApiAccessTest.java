@@ -59,16 +59,8 @@ class ApiAccessTest {
 
     @BeforeEach
     void setUp(Vertx vertx) {
-        RuleLoad load = RuleSet.parse("access.yml", """
-                group: access
-                layer: device
-                scope: card
-                rules:
-                  - name: too-hot
-                    severity: page
-                    when: tempC > 85
-                    summary: "hot"
-                """);
+        // no rule is needed: the alerts and silences here are only what the test makes through the API
+        RuleLoad load = RuleSet.parse("access.yml", "group: access\nlayer: device\nscope: card\nrules: []\n");
         assertTrue(load.ok(), load.diagnostics().toString());
         rules = load.ruleSet();
         web = WebClient.create(vertx);
