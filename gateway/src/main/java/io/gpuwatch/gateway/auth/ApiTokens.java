@@ -80,10 +80,10 @@ public final class ApiTokens {
                         + "> <name>', got " + parts.length + " fields"));
                 continue;
             }
-            byte[] digest = TokenDigest.parse(parts[0]);
+            String bad = TokenDigest.problem(parts[0]);
             Optional<Role> role = Role.of(parts[1]);
-            if (digest == null) {
-                problems.add(new TokenFile.Problem(file, at, "token must be stored as sha256:<64 hex digits>, never in clear"));
+            if (bad != null) {
+                problems.add(new TokenFile.Problem(file, at, bad));
             } else if (role.isEmpty()) {
                 problems.add(new TokenFile.Problem(file, at, "role must be one of " + Role.keys() + ", got " + parts[1]));
             } else if (!parts[2].matches(NAME_PATTERN)) {
@@ -94,7 +94,7 @@ public final class ApiTokens {
                         + names.get(parts[2]) + "; the audit log must tell tokens apart"));
             } else {
                 names.put(parts[2], at);
-                entries.add(new Entry(digest, role.get(), parts[2], at));
+                entries.add(new Entry(TokenDigest.parse(parts[0]), role.get(), parts[2], at));
             }
         }
         return problems.isEmpty() ? new Load(new ApiTokens(entries), List.of()) : new Load(null, problems);

@@ -28,16 +28,18 @@ final class TokenDigest {
         return PREFIX + HEX.formatHex(sha256(token));
     }
 
-    /** The digest a stored field holds, or null when it is not {@code sha256:<64 hex digits>}. */
-    static byte[] parse(String field) {
+    /** What is wrong with a stored field, or null when it is {@code sha256:<64 hex digits>}. */
+    static String problem(String field) {
         if (!field.startsWith(PREFIX) || field.length() != PREFIX.length() + 64) {
-            return null;
+            return "token must be stored as sha256:<64 hex digits>, never in clear";
         }
-        try {
-            return HEX.parseHex(field.substring(PREFIX.length()));
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
+        String hex = field.substring(PREFIX.length());
+        return hex.chars().allMatch(c -> Character.digit(c, 16) >= 0) ? null : "not a hex digest: " + hex;
+    }
+
+    /** The digest of a stored field that has no {@link #problem}. */
+    static byte[] parse(String field) {
+        return HEX.parseHex(field.substring(PREFIX.length()));
     }
 
     /**

@@ -83,11 +83,12 @@ public final class TokenFile {
                 problems.add(new Problem(name, i + 1, "expected 'sha256:<hex> <node-pattern>', got " + parts.length + " fields"));
                 continue;
             }
-            byte[] digest = TokenDigest.parse(parts[0]);
-            if (digest == null) {
-                problems.add(new Problem(name, i + 1, "token must be stored as sha256:<64 hex digits>, never in clear"));
+            String bad = TokenDigest.problem(parts[0]);
+            if (bad != null) {
+                problems.add(new Problem(name, i + 1, bad));
                 continue;
             }
+            byte[] digest = TokenDigest.parse(parts[0]);
             if (!parts[1].matches("[A-Za-z0-9._*-]{1,253}")) {
                 problems.add(new Problem(name, i + 1, "node pattern may hold letters, digits, '.', '_', '-' and '*': " + parts[1]));
                 continue;
