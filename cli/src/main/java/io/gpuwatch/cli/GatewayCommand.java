@@ -4,15 +4,19 @@ import io.gpuwatch.cli.alerting.AlertingLoad;
 import io.gpuwatch.cli.alerting.Wiring;
 import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
+import io.gpuwatch.gateway.auth.ApiTokens;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.cluster.Cluster;
 import io.gpuwatch.gateway.cluster.ClusterSettings;
 import io.gpuwatch.gateway.cost.Pricing;
 import io.gpuwatch.gateway.digest.DigestChannel;
 import io.gpuwatch.gateway.digest.Digests;
+import io.gpuwatch.gateway.http.ApiAccess;
 import io.gpuwatch.gateway.ingest.IngestConfig;
 import io.gpuwatch.gateway.ingest.ProbeEndpoint;
 import io.gpuwatch.gateway.reload.RuleFiles;
+import io.gpuwatch.gateway.reload.WatchedFile;
+import io.gpuwatch.gateway.tls.TlsFiles;
 import io.gpuwatch.gateway.warm.WarmUp;
 import io.gpuwatch.rules.RuleSet;
 import io.vertx.core.Vertx;
@@ -27,9 +31,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
@@ -44,16 +51,45 @@ import java.util.logging.Logger;
 final class GatewayCommand implements Callable<Integer> {
     private static final Logger LOG = Logger.getLogger(GatewayCommand.class.getName());
 
-    @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "0.0.0.0:9464",
-            description = "where probes and HTTP clients connect (default: ${DEFAULT-VALUE})")
+    @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:9464",
+            description = "where probes and HTTP clients connect (default: ${DEFAULT-VALUE}, this machine only); "
+                    + "any other address needs --api-tokens")
     String listen;
+
+    @Option(names = "--api-tokens", paramLabel = "FILE",
+            description = "API token file: 'sha256:<hex> <viewer|operator|admin> <name>' per line (see 'gpuwatch "
+                    + "token new --role'); every /api call and POST /-/reload then needs one. Without it the API is "
+                    + "open to this machine only, and the gateway listens on loopback only")
+    Path apiTokens;
+
+    @Option(names = "--cors-origin", paramLabel = "ORIGIN", split = ",",
+            description = "browser origins (e.g. https://grafana.example.com) allowed to call the API across "
+                    + "sites; any other page's requests are refused")
+    List<String> corsOrigins;
+
+    @Option(names = "--tls-cert", paramLabel = "PEM",
+            description = "certificate chain (PEM) to serve HTTPS and WSS with, read again when it changes; with --tls-key")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM", description = "the certificate's private key (PEM); with --tls-cert")
+    Path tlsKey;
+
+    @Option(names = "--protect-metrics",
+            description = "/metrics needs a viewer token too (default: open, for a Prometheus without credentials)")
+    boolean protectMetrics;
+
+    @Option(names = "--api-rate", paramLabel = "PER_SECOND", defaultValue = "50",
+            description = "requests each API token may make per second, in bursts of twice that; above it 429 "
+                    + "(default: ${DEFAULT-VALUE})")
+    int apiRate;
 
     @Option(names = "--rules", paramLabel = "PATH", split = ",",
             description = "rule files or directories (default: examples/rules)")
     List<Path> rules;
 
     @Option(names = "--reload-interval", paramLabel = "SECONDS", defaultValue = "5",
-            description = "how often to look at the rule files for changes; 0 turns that off (default: ${DEFAULT-VALUE})")
+            description = "how often to look at the rule, token and TLS files for changes; 0 turns that off "
+                    + "(default: ${DEFAULT-VALUE})")
     int reloadIntervalSeconds;
 
     @Option(names = "--tokens", paramLabel = "FILE", required = true,
@@ -114,6 +150,9 @@ final class GatewayCommand implements Callable<Integer> {
     @Mixin
     Receivers receivers;
 
+    /** The --api-tokens file, once read. */
+    private WatchedFile<ApiTokens> apiTokenFile;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -142,21 +181,40 @@ final class GatewayCommand implements Callable<Integer> {
         if (ruleSet == null) {
             return 1;
         }
-        TokenFile.Load tokenLoad = TokenFile.read(tokens);
-        if (!tokenLoad.ok()) {
-            tokenLoad.problems().forEach(err::println);
+        WatchedFile<TokenFile> probeTokens = WatchedFile.read(tokens, (f, problems) -> {
+            TokenFile.Load load = TokenFile.read(f);
+            load.problems().forEach(p -> problems.accept(p.toString()));
+            return load.tokens();
+        }, err::println);
+        if (probeTokens == null) {
             err.flush();
             return 1;
         }
-        if (tokenLoad.tokens().size() == 0) {
+        if (probeTokens.get().size() == 0) {
             err.println(tokens + ": no tokens, so no probe could connect; add one with 'gpuwatch token new'");
             err.flush();
             return 1;
         }
+        ApiAccess access = access(host, err);
+        if (access == null) {
+            return 2;
+        }
         IngestConfig d = IngestConfig.DEFAULTS;
         IngestConfig ingest = new IngestConfig(maxFrameBytes, maxFramesPerSecond, Math.max(maxFramesPerSecond * 4, d.burstFrames()),
                 d.maxCardsPerNode(), d.maxBadFrames(), d.helloTimeoutMs(), d.ackIntervalMs(), d.intervalMs());
-        String external = "http://" + (host.equals("0.0.0.0") ? "localhost" : host) + ":" + port;
+        if ((tlsCert == null) != (tlsKey == null)) {
+            err.println(tlsCert == null ? "--tls-key: give the certificate too, with --tls-cert"
+                    : "--tls-cert: give its private key too, with --tls-key");
+            err.flush();
+            return 2;
+        }
+        TlsFiles tls = tlsCert == null ? null : TlsFiles.read(tlsCert, tlsKey, err::println);
+        if (tlsCert != null && tls == null) {
+            err.flush();
+            return 1;
+        }
+        String external = (tls == null ? "http://" : "https://") + (host.equals("0.0.0.0") ? "localhost" : host)
+                + ":" + port;
         GatewayConfig config = new GatewayConfig(host, port, ingest, 1000, external, dataDir);
 
         if (publicUrl != null && !publicUrl.matches("https?://[^/\\s]+(/\\S*)?")) {
@@ -204,10 +262,17 @@ final class GatewayCommand implements Callable<Integer> {
             vertx.close();
             return 2;
         }
-        TokenFile tokenFile = tokenLoad.tokens();
-        RuleFiles ruleFiles = new RuleFiles(rulePaths, Duration.ofSeconds(reloadIntervalSeconds));
-        Gateway gateway = new Gateway(config, ruleSet, ruleFiles, () -> tokenFile, out.receivers(), out.routing(),
-                InstantSource.system());
+        Duration reloadInterval = Duration.ofSeconds(reloadIntervalSeconds);
+        probeTokens.watch(vertx, reloadInterval);
+        if (apiTokenFile != null) {
+            apiTokenFile.watch(vertx, reloadInterval);
+        }
+        if (tls != null) {
+            tls.watch(vertx, reloadInterval);
+        }
+        RuleFiles ruleFiles = new RuleFiles(rulePaths, reloadInterval);
+        Gateway gateway = new Gateway(config, ruleSet, ruleFiles, probeTokens, out.receivers(), out.routing(),
+                InstantSource.system()).access(access).tls(tls);
         // read by the fleet on the gateway's event loop only after deployment, which publishes it
         gateway.fleet().usePricing(pricing);
         if (alerting != null) {
@@ -247,6 +312,54 @@ final class GatewayCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * Who may use the API, from --api-tokens, --cors-origin, --protect-metrics and --api-rate; null after saying
+     * what is wrong, an open API on a public address included.
+     */
+    private ApiAccess access(String host, PrintWriter err) {
+        Supplier<ApiTokens> tokens = ApiTokens::none;
+        if (apiTokens != null) {
+            // an empty file would open the API, so an edit that empties it is refused like a broken one
+            apiTokenFile = WatchedFile.read(apiTokens, (f, problems) -> {
+                ApiTokens.Load load = ApiTokens.read(f);
+                load.problems().forEach(p -> problems.accept(p.toString()));
+                if (load.ok() && load.tokens().isEmpty()) {
+                    problems.accept(f + ": no API tokens, so nobody could use the API; add one with 'gpuwatch "
+                            + "token new --role admin --name NAME --file " + f + "'");
+                    return null;
+                }
+                return load.tokens();
+            }, err::println);
+            if (apiTokenFile == null) {
+                err.flush();
+                return null;
+            }
+            tokens = apiTokenFile;
+        }
+        List<String> origins = corsOrigins == null ? List.of() : corsOrigins;
+        for (String o : origins) {
+            if (!o.matches("https?://[^/\\s:]+(:\\d{1,5})?")) {
+                err.println("--cors-origin: expected an origin such as https://grafana.example.com (scheme, host and "
+                        + "port only), got " + o);
+                err.flush();
+                return null;
+            }
+        }
+        if (apiRate < 1) {
+            err.println("--api-rate: expected 1 or more requests a second, got " + apiRate);
+            err.flush();
+            return null;
+        }
+        ApiAccess access = new ApiAccess(tokens, Set.copyOf(origins), !protectMetrics, apiRate, apiRate * 2);
+        Optional<String> refusal = access.refusal(host);
+        if (refusal.isPresent()) {
+            err.println("--listen: " + refusal.get());
+            err.flush();
+            return null;
+        }
+        return access;
+    }
+
     /** The --cluster-* settings, or null after saying what is wrong. */
     private ClusterSettings clusterSettings(String listenHost, int port, PrintWriter err) {
         String at = clusterHost != null ? clusterHost : listenHost;
@@ -261,7 +374,8 @@ final class GatewayCommand implements Callable<Integer> {
             err.flush();
             return null;
         }
-        String url = advertiseUrl != null ? advertiseUrl : "ws://" + at + ":" + port + ProbeEndpoint.PATH;
+        String url = advertiseUrl != null ? advertiseUrl
+                : (tlsCert != null ? "wss://" : "ws://") + at + ":" + port + ProbeEndpoint.PATH;
         if (!url.startsWith("ws://") && !url.startsWith("wss://")) {
             err.println("--advertise-url: expected ws://HOST:PORT/v1/probe or wss://..., got " + url);
             err.flush();

@@ -1,5 +1,7 @@
 package io.gpuwatch.cli;
 
+import io.gpuwatch.gateway.auth.ApiTokens;
+import io.gpuwatch.gateway.auth.Role;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -57,6 +59,41 @@ class CommandLineTest {
         String text = err.toString();
         assertTrue(text.contains(bad + ":7:25: error: `Runtime` is not allowed"), text);
         assertTrue(text.strip().endsWith("1 error"), text);
+    }
+
+    @Test
+    void tokenNewWithARoleMakesAnApiTokenAndRefusesATakenName(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("api-tokens");
+        assertEquals(0, run("token", "new", "--role", "operator", "--name", "ana", "--file", file.toString()));
+        String token = out.toString().strip();
+        assertTrue(!Files.readString(file).contains(token), "the token itself is never written");
+        ApiTokens.Entry entry = ApiTokens.read(file).tokens().find(token).orElseThrow();
+        assertEquals("ana", entry.name());
+        assertEquals(Role.OPERATOR, entry.role());
+        assertEquals(1, run("token", "new", "--role", "admin", "--name", "ana", "--file", file.toString()));
+        assertTrue(err.toString().contains("already holds a token named ana"), err.toString());
+        assertEquals(2, run("token", "new", "--role", "root", "--name", "bo", "--file", file.toString()));
+        assertTrue(err.toString().contains("--role: expected viewer|operator|admin, got root"), err.toString());
+        assertEquals(2, run("token", "new", "--role", "admin", "--node", "gpu-*", "--file", file.toString()));
+        assertEquals(1, ApiTokens.read(file).tokens().size());
+    }
+
+    @Test
+    void aGatewayWithAnOpenApiRefusesAPublicAddress(@TempDir Path dir) throws Exception {
+        Path tokens = dir.resolve("tokens");
+        assertEquals(0, run("token", "new", "--node", "gpu-*", "--file", tokens.toString()));
+        assertEquals(2, run("gateway", "--tokens", tokens.toString(), "--rules", "../examples/rules", "--listen",
+                "0.0.0.0:0"));
+        assertTrue(err.toString().contains("refusing to listen on 0.0.0.0 with no API tokens"), err.toString());
+        Path api = dir.resolve("api-tokens");
+        Files.writeString(api, "sha256:" + "a".repeat(64) + " owner ana\n");
+        assertEquals(2, run("gateway", "--tokens", tokens.toString(), "--api-tokens", api.toString(), "--rules",
+                "../examples/rules", "--listen", "0.0.0.0:0"));
+        assertTrue(err.toString().contains(api + ":1: error: role must be one of viewer|operator|admin, got owner"),
+                err.toString());
+        assertEquals(2, run("gateway", "--tokens", tokens.toString(), "--rules", "../examples/rules", "--listen",
+                "127.0.0.1:0", "--tls-key", dir.resolve("key.pem").toString()));
+        assertTrue(err.toString().contains("--tls-key: give the certificate too, with --tls-cert"), err.toString());
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.gpuwatch.cli;
 
+import io.gpuwatch.gateway.auth.ApiTokens;
+import io.gpuwatch.gateway.auth.Role;
 import io.gpuwatch.probe.scenario.ScenarioLoad;
 import io.gpuwatch.probe.scenario.ScenarioLoader;
 import io.gpuwatch.probe.sim.SimFleet;
@@ -25,6 +27,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -44,6 +47,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 class CrashRecoveryTest {
     private static final String TOKEN = "crash-token";
+    private static final String API_TOKEN = "crash-api-token";
     private static final String SCENARIO = """
             name: crash
             nodes: 1
@@ -117,6 +121,11 @@ class CrashRecoveryTest {
         assertEquals(1, silences.size(), silences.encodePrettily());
         assertEquals(silence, silences.getJsonObject(0).getString("id"), "the silence survives the kill");
         assertEquals("active", silences.getJsonObject(0).getString("state"));
+        JsonArray audit = new JsonObject(get(port, "/api/v1/audit").body()).getJsonArray("entries");
+        assertEquals(List.of("silence.create", "alert.ack"), audit.stream().map(JsonObject.class::cast)
+                .map(e -> e.getString("action")).toList(), "the audit log survives the kill: " + audit.encodePrettily());
+        assertEquals("ana-laptop", audit.getJsonObject(1).getString("who"));
+        assertEquals(fingerprint, audit.getJsonObject(1).getString("target"));
 
         waitFor(() -> probe.stats().connected() && probe.stats().reconnects() > 0, 15_000, "the probe's reconnect");
         probe.send(fleetSample(probe));
@@ -177,22 +186,25 @@ class CrashRecoveryTest {
     }
 
     private GatewayProcess startGateway(int port, Path tokens, Path data, int hookPort, String name) throws Exception {
+        Path apiTokens = dir.resolve("api-tokens");
+        Files.writeString(apiTokens, ApiTokens.line(API_TOKEN, Role.ADMIN, "ana-laptop") + "\n");
         Path log = dir.resolve("gateway-" + name + ".log");
         GatewayProcess g = GatewayProcess.launch("the " + name + " gateway", port, log, List.of(),
                 "--rules", "../examples/rules", "--reload-interval", "0", "--tokens", tokens.toString(),
-                "--data-dir", data.toString(), "--webhook", "http://127.0.0.1:" + hookPort + "/hook", "--no-console");
+                "--api-tokens", apiTokens.toString(), "--data-dir", data.toString(), "--webhook", "http://127.0.0.1:" + hookPort + "/hook", "--no-console");
         gateways.add(g);
         return g.awaitReady(20_000);
     }
 
     private HttpResponse<String> get(int port, String path) throws IOException, InterruptedException {
         return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                .header("Authorization", "Bearer " + API_TOKEN).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private HttpResponse<String> post(int port, String path, JsonObject body) throws IOException, InterruptedException {
         return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(5))
+                .header("Content-Type", "application/json").header("Authorization", "Bearer " + API_TOKEN)
+                .timeout(Duration.ofSeconds(5))
                 .POST(HttpRequest.BodyPublishers.ofString(body.encode())).build(), HttpResponse.BodyHandlers.ofString());
     }
 

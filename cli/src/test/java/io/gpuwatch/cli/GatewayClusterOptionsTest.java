@@ -35,7 +35,10 @@ class GatewayClusterOptionsTest {
 
     @Test
     void aWildcardListenAddressNeedsTheAddressPeersReachItAt(@TempDir Path dir) {
-        assertEquals(2, gateway(dir, "0.0.0.0:0", "--cluster-members", "127.0.0.1:5701"));
+        // every address needs API tokens first
+        Path api = dir.resolve("api-tokens");
+        assertEquals(0, run("token", "new", "--role", "admin", "--name", "ops", "--file", api.toString()));
+        assertEquals(2, gateway(dir, "0.0.0.0:0", "--api-tokens", api.toString(), "--cluster-members", "127.0.0.1:5701"));
         assertTrue(err.toString().contains("give --cluster-host"), err.toString());
     }
 

@@ -12,6 +12,8 @@ import io.gpuwatch.gateway.delivery.Dispatcher;
 import io.gpuwatch.gateway.digest.Digests;
 import io.gpuwatch.gateway.delivery.OutboxSender;
 import io.gpuwatch.gateway.eval.Evaluator;
+import io.gpuwatch.gateway.http.ApiAccess;
+import io.gpuwatch.gateway.http.ApiHost;
 import io.gpuwatch.gateway.http.ApiRoutes;
 import io.gpuwatch.gateway.ingest.FrameSink;
 import io.gpuwatch.gateway.ingest.IngestCounters;
@@ -29,6 +31,7 @@ import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.gateway.store.AsyncStore;
 import io.gpuwatch.gateway.store.Backoff;
 import io.gpuwatch.gateway.store.StoreException;
+import io.gpuwatch.gateway.tls.TlsFiles;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.protocol.App;
 import io.gpuwatch.protocol.Event;
@@ -45,6 +48,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.ServerSSLOptions;
 import io.vertx.ext.web.Router;
 
 import java.nio.file.Path;
@@ -65,7 +69,7 @@ import java.util.logging.Logger;
  * {@code DIR/gpuwatch.mv.db}, so a gateway killed at any moment comes back with its live alerts, silences,
  * acknowledgements and pending notifications.
  */
-public final class Gateway extends VerticleBase implements FrameSink {
+public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private static final Logger LOG = Logger.getLogger(Gateway.class.getName());
     private static final int HISTORY_LIMIT = 10_000;
     private static final Duration OUTBOX_POLL = Duration.ofSeconds(1);
@@ -79,6 +83,8 @@ public final class Gateway extends VerticleBase implements FrameSink {
     private final List<Receiver> receivers;
     private final Acknowledgements acknowledgements = new Acknowledgements();
     private List<PagerHook> pagerHooks = List.of();
+    private ApiAccess access = ApiAccess.open();
+    private TlsFiles tls;
     private final RuleFiles ruleFiles;
     private volatile RuleSet rules;
     private RuleReloader reloader;
@@ -131,7 +137,7 @@ public final class Gateway extends VerticleBase implements FrameSink {
         evaluator = new Evaluator(fleet, rules, this::transition);
         probes = new ProbeEndpoint(vertx, config.ingest(), tokens, this, clock);
         Router router = Router.router(vertx);
-        new ApiRoutes(this).mount(router);
+        new ApiRoutes(this, access).mount(router);
         vertx.setPeriodic(config.tickMs(), id -> {
             evaluator.tick(clock.millis(), config.tickMs());
             dispatcher.tick();
@@ -148,9 +154,24 @@ public final class Gateway extends VerticleBase implements FrameSink {
                 .setHost(config.host())
                 .setMaxWebSocketFrameSize(transportCap)
                 .setMaxWebSocketMessageSize(transportCap);
+        if (tls != null) {
+            options.setSsl(true).setKeyCertOptions(tls.options());
+            // a renewed certificate is served to the next connection; one that does not load keeps the old one
+            tls.onChange(next -> context.runOnContext(v -> {
+                if (server != null) {
+                    server.updateSSLOptions(new ServerSSLOptions().setKeyCertOptions(next))
+                            .onFailure(e -> LOG.warning("the changed TLS files could not be loaded, so the old "
+                                    + "certificate is still served: " + e.getMessage()));
+                }
+            }));
+        }
         baselines = new BaselineKeeper(context, config.dataDir());
         Future<Void> restored = baselines.start(fleet.baselines());
-        Future<Void> joined = cluster == null ? Future.succeededFuture() : joinCluster();
+        // an open API may only listen where nobody else can reach it; a name is looked up off the event loop
+        Future<Void> allowed = vertx.executeBlocking(() -> access.refusal(config.host()))
+                .compose(refusal -> refusal.<Future<Void>>map(r -> Future.failedFuture(new IllegalStateException(r)))
+                        .orElseGet(Future::succeededFuture));
+        Future<Void> joined = allowed.compose(v -> cluster == null ? Future.succeededFuture() : joinCluster());
         Future<Void> durable = joined.compose(v -> config.dataDir() == null ? shareState()
                 : openStore(config.dataDir()));
         return Future.all(watching, restored, durable).compose(v -> vertx.createHttpServer(options).requestHandler(request -> {
@@ -169,7 +190,8 @@ public final class Gateway extends VerticleBase implements FrameSink {
                     if (digests != null) {
                         digests.start(vertx, new Digests.Sources(() -> ledger, fleet, () -> rules));
                     }
-                    LOG.info("gateway listening on " + config.host() + ":" + s.actualPort() + " with "
+                    LOG.info("gateway listening on " + config.host() + ":" + s.actualPort()
+                            + (tls == null ? "" : " (TLS)") + " with "
                             + ReloadStatus.count(rules.rules().size()));
                 })
                 .onFailure(e -> closeStore());
@@ -432,6 +454,21 @@ public final class Gateway extends VerticleBase implements FrameSink {
      */
     public Gateway pagerHooks(List<PagerHook> hooks) {
         this.pagerHooks = List.copyOf(hooks);
+        return this;
+    }
+
+    /**
+     * Opens the HTTP API to callers as {@code access} says (docs/api.md, Access); call before deploying. Without
+     * it the API is open, which the gateway allows on a loopback address only.
+     */
+    public Gateway access(ApiAccess access) {
+        this.access = access;
+        return this;
+    }
+
+    /** Serves HTTPS and WSS with the certificate and key of {@code tls}; call before deploying. */
+    public Gateway tls(TlsFiles tls) {
+        this.tls = tls;
         return this;
     }
 

@@ -26,7 +26,8 @@ public record GatewayConfig(String host, int port, IngestConfig ingest, long tic
         return new GatewayConfig(host, port, ingest, tickMs, externalUrl, dir);
     }
 
+    /** Loopback only, so an API without tokens is reachable from this machine alone. */
     public static GatewayConfig defaults(int port) {
-        return new GatewayConfig("0.0.0.0", port, IngestConfig.DEFAULTS, 1000, "http://localhost:" + port);
+        return new GatewayConfig("127.0.0.1", port, IngestConfig.DEFAULTS, 1000, "http://localhost:" + port);
     }
 }

@@ -4,11 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -19,8 +15,6 @@ import java.util.regex.Pattern;
  * {@code #} starts a comment.
  */
 public final class TokenFile {
-    private static final HexFormat HEX = HexFormat.of();
-
     private final List<Entry> entries;
 
     /** One accepted token hash and the nodes it may speak for. */
@@ -57,7 +51,7 @@ public final class TokenFile {
 
     /** An entry accepting {@code token} for nodes matching {@code nodePattern}. */
     public static Entry entry(String token, String nodePattern) {
-        return new Entry(sha256(token), nodePattern, glob(nodePattern), 0);
+        return new Entry(TokenDigest.sha256(token), nodePattern, glob(nodePattern), 0);
     }
 
     /** Reads a token file; any bad line rejects the whole file. */
@@ -89,17 +83,12 @@ public final class TokenFile {
                 problems.add(new Problem(name, i + 1, "expected 'sha256:<hex> <node-pattern>', got " + parts.length + " fields"));
                 continue;
             }
-            if (!parts[0].startsWith("sha256:") || parts[0].length() != 7 + 64) {
-                problems.add(new Problem(name, i + 1, "token must be stored as sha256:<64 hex digits>, never in clear"));
+            String bad = TokenDigest.problem(parts[0]);
+            if (bad != null) {
+                problems.add(new Problem(name, i + 1, bad));
                 continue;
             }
-            byte[] digest;
-            try {
-                digest = HEX.parseHex(parts[0].substring(7));
-            } catch (IllegalArgumentException e) {
-                problems.add(new Problem(name, i + 1, "not a hex digest: " + parts[0].substring(7)));
-                continue;
-            }
+            byte[] digest = TokenDigest.parse(parts[0]);
             if (!parts[1].matches("[A-Za-z0-9._*-]{1,253}")) {
                 problems.add(new Problem(name, i + 1, "node pattern may hold letters, digits, '.', '_', '-' and '*': " + parts[1]));
                 continue;
@@ -111,18 +100,8 @@ public final class TokenFile {
 
     /** The entry whose hash matches the presented token, compared in constant time. */
     public Optional<Entry> find(String token) {
-        if (token == null || token.isEmpty()) {
-            return Optional.empty();
-        }
-        byte[] presented = sha256(token);
-        Entry found = null;
-        for (Entry e : entries) {
-            // every entry is compared so the time taken does not tell which one matched
-            if (MessageDigest.isEqual(e.hash(), presented) && found == null) {
-                found = e;
-            }
-        }
-        return Optional.ofNullable(found);
+        int found = TokenDigest.find(token, entries.stream().map(Entry::hash).toList());
+        return found < 0 ? Optional.empty() : Optional.of(entries.get(found));
     }
 
     public int size() {
@@ -131,22 +110,12 @@ public final class TokenFile {
 
     /** A fresh random token (32 bytes, URL-safe hex). */
     public static String newToken() {
-        byte[] b = new byte[32];
-        new SecureRandom().nextBytes(b);
-        return HEX.formatHex(b);
+        return TokenDigest.fresh();
     }
 
     /** The line to store for a token: {@code sha256:<hex> <pattern>}. */
     public static String line(String token, String nodePattern) {
-        return "sha256:" + HEX.formatHex(sha256(token)) + " " + nodePattern;
-    }
-
-    private static byte[] sha256(String token) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every JDK", e);
-        }
+        return TokenDigest.stored(token) + " " + nodePattern;
     }
 
     private static Pattern glob(String pattern) {

@@ -1,8 +1,8 @@
 package io.gpuwatch.gateway.http;
 
-import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.ledger.Alert;
 import io.gpuwatch.gateway.store.Acknowledgement;
+import io.gpuwatch.gateway.store.AuditEntry;
 import io.gpuwatch.notify.Acknowledging;
 import io.gpuwatch.notify.Receiver;
 import io.vertx.core.Future;
@@ -22,16 +22,21 @@ final class AckRecorder {
     record Told(String receiver, String error) {
     }
 
-    private final Gateway gateway;
+    private final ApiHost gateway;
 
-    AckRecorder(Gateway gateway) {
+    AckRecorder(ApiHost gateway) {
         this.gateway = gateway;
     }
 
-    /** Keeps {@code ack}; a failed future when the store could not, with nothing kept in memory either. */
-    Future<Void> record(Acknowledgement ack) {
-        Future<Void> stored = gateway.store().map(store -> store.run(s -> s.acks().add(ack)).<Void>mapEmpty())
-                .orElseGet(Future::succeededFuture);
+    /**
+     * Keeps {@code ack} and its {@code audit} entry in one transaction; a failed future when the store could
+     * not, with nothing kept in memory either.
+     */
+    Future<Void> record(Acknowledgement ack, AuditEntry audit) {
+        Future<Void> stored = gateway.store().map(store -> store.run(s -> {
+            s.acks().add(ack);
+            return s.audit().add(audit);
+        }).<Void>mapEmpty()).orElseGet(Future::succeededFuture);
         return stored.map(v -> {
             gateway.acknowledgements().retain(gateway.ledger().live().stream().map(Alert::fingerprint).toList());
             gateway.acknowledgements().record(ack);

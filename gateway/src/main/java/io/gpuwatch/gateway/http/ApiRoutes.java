@@ -1,6 +1,5 @@
 package io.gpuwatch.gateway.http;
 
-import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.ingest.DecisionLatency;
 import io.gpuwatch.gateway.ingest.IngestCounters;
 import io.gpuwatch.gateway.ledger.Alert;
@@ -17,10 +16,13 @@ import io.gpuwatch.gateway.match.MatcherException;
 import io.gpuwatch.gateway.match.MatcherParser;
 import io.gpuwatch.gateway.silence.Silence;
 import io.gpuwatch.gateway.silence.Silences;
+import io.gpuwatch.gateway.auth.Role;
 import io.gpuwatch.gateway.store.Acknowledgement;
+import io.gpuwatch.gateway.store.AuditEntry;
 import io.gpuwatch.gateway.store.Store;
 import io.gpuwatch.notify.Notification;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
@@ -40,25 +42,45 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.logging.Logger;
 
 /**
  * Health, readiness, live alerts (with their acknowledgements), the loaded rules and their last reload,
  * {@code POST /-/reload}, silences, acknowledging an alert (also from a paging service, {@link PagerWebhooks}),
- * the delivery groups, digest charts, and /metrics in the Prometheus text format. Handlers run on the gateway's event loop, which owns the silences and acknowledgements; with a
- * store, a change to them is committed on the store's writer thread before it is answered.
+ * the delivery groups, digest charts, the audit log, and /metrics in the Prometheus text format, each behind
+ * the access check its role needs ({@link AccessGuard}). Handlers run on the gateway's event loop, which owns
+ * the silences and acknowledgements; with a store, a change to them and its audit entry are committed together
+ * on the store's writer thread before it is answered.
  */
 public final class ApiRoutes {
+    private static final Logger LOG = Logger.getLogger(ApiRoutes.class.getName());
     /** Far above any silence or acknowledgement a person writes. */
     private static final int BODY_LIMIT = 64 * 1024;
 
-    private final Gateway gateway;
-    private final AckRecorder acks;
+    /** The newest audit entries a page holds unless asked otherwise, and the most it may hold. */
+    private static final int AUDIT_PAGE = 100;
+    /** A list answer holds this many items unless asked otherwise, and at most MAX_PAGE. */
+    private static final int DEFAULT_PAGE = 1_000;
+    private static final int MAX_PAGE = 10_000;
 
-    public ApiRoutes(Gateway gateway) {
+    private final ApiHost gateway;
+    private final AckRecorder acks;
+    private final AccessGuard guard;
+    private final ApiAccess access;
+
+    /** The API of {@code gateway}, open to callers as {@code access} says. */
+    public ApiRoutes(ApiHost gateway, ApiAccess access) {
         this.gateway = gateway;
         this.acks = new AckRecorder(gateway);
+        this.guard = new AccessGuard(access, gateway.clock());
+        this.access = access;
     }
 
+    /**
+     * Mounts every route: health and readiness open, {@code /metrics} open or for viewers as {@link ApiAccess}
+     * says, reads for viewers, alert and silence changes for operators, reload and the audit log for admins,
+     * and the paging services' webhooks, which prove themselves with their own signatures.
+     */
     public void mount(Router router) {
         router.get("/-/healthy").handler(ctx -> ctx.response().putHeader("Content-Type", "text/plain").end("OK\n"));
         router.get("/-/ready").handler(ctx -> {
@@ -68,24 +90,38 @@ public final class ApiRoutes {
                 ctx.response().setStatusCode(503).putHeader("Content-Type", "text/plain").end("starting\n");
             }
         });
-        router.get("/api/v1/alerts").handler(ctx -> alerts(ctx, gateway.ledger().live()));
-        router.get("/api/v1/alerts/history").handler(ctx -> alerts(ctx, gateway.ledger().history()));
-        router.post("/api/v1/alerts/:fingerprint/ack").handler(BodyHandler.create().setBodyLimit(BODY_LIMIT))
-                .handler(this::acknowledge);
+        router.options("/api/*").handler(guard::preflight);
+        router.options("/-/reload").handler(guard::preflight);
+        // the webhooks go first: a paging service signs its calls and holds no API token
         new PagerWebhooks(gateway, acks).mount(router);
-        router.get("/api/v1/silences").handler(this::silences);
-        router.post("/api/v1/silences").handler(BodyHandler.create().setBodyLimit(BODY_LIMIT))
+        Handler<RoutingContext> viewer = guard.require(Role.VIEWER, false);
+        Handler<RoutingContext> body = BodyHandler.create().setBodyLimit(BODY_LIMIT);
+        router.get("/api/v1/alerts").handler(viewer).handler(ctx -> alerts(ctx, gateway.ledger().live()));
+        router.get("/api/v1/alerts/history").handler(viewer).handler(ctx -> alerts(ctx, gateway.ledger().history()));
+        router.post("/api/v1/alerts/:fingerprint/ack").handler(guard.require(Role.OPERATOR, true)).handler(body)
+                .handler(this::acknowledge);
+        router.get("/api/v1/silences").handler(viewer).handler(this::silences);
+        router.post("/api/v1/silences").handler(guard.require(Role.OPERATOR, true)).handler(body)
                 .handler(this::createSilence);
-        router.delete("/api/v1/silences/:id").handler(this::expireSilence);
-        router.get("/api/v1/groups").handler(this::groups);
+        router.delete("/api/v1/silences/:id").handler(guard.require(Role.OPERATOR, false)).handler(this::expireSilence);
+        router.get("/api/v1/groups").handler(viewer).handler(this::groups);
+        // chat services fetch a digest's chart without a token; its random id is what keeps it private
         router.get("/api/v1/digests/:id/chart.png").handler(ctx -> gateway.digests()
                 .flatMap(d -> d.chart(ctx.pathParam("id")))
                 .ifPresentOrElse(png -> ctx.response().putHeader("Content-Type", "image/png")
                                 .putHeader("Cache-Control", "public, max-age=604800").end(Buffer.buffer(png)),
                         () -> text(ctx, 404, "no such digest chart (charts are kept for the newest digests only)\n")));
-        router.get("/api/v1/rules").handler(this::rules);
-        router.post("/-/reload").handler(this::reload);
-        router.get("/metrics").handler(this::metrics);
+        router.get("/api/v1/rules").handler(viewer).handler(this::rules);
+        router.get("/api/v1/audit").handler(guard.require(Role.ADMIN, false)).handler(this::audit);
+        router.post("/-/reload").handler(guard.require(Role.ADMIN, false)).handler(this::reload);
+        if (access.metricsOpen()) {
+            router.get("/metrics").handler(this::metrics);
+        } else {
+            router.get("/metrics").handler(viewer).handler(this::metrics);
+        }
+        // any other /api path: the caller learns it is unknown only once it may use the API at all
+        router.route("/api/*").handler(viewer).handler(ctx -> json(ctx, 404, new JsonObject()
+                .put("error", "no such API route: " + ctx.request().method() + " " + ctx.request().path())));
     }
 
     /** 200 with the number of rules now running, 400 with every diagnostic, 409 without rule files. */
@@ -97,11 +133,15 @@ public final class ApiRoutes {
         }
         reloader.get().reload("http").onComplete(ar -> {
             ReloadStatus s = ar.result();
-            if (s.ok()) {
-                text(ctx, 200, "reloaded " + ReloadStatus.count(s.rules()) + "\n" + s.text());
-            } else {
-                text(ctx, 400, s.text());
-            }
+            String outcome = s.ok() ? "reloaded " + ReloadStatus.count(s.rules()) : "refused, old rules kept";
+            stored(audit(ctx, "rules.reload", "", outcome), st -> { })
+                    .onComplete(logged -> {
+                        if (s.ok()) {
+                            text(ctx, 200, outcome + "\n" + s.text());
+                        } else {
+                            text(ctx, 400, s.text());
+                        }
+                    });
         });
     }
 
@@ -154,9 +194,13 @@ public final class ApiRoutes {
                 .put("rules", s.rules()).put("diagnostics", diagnostics);
     }
 
-    private void alerts(RoutingContext ctx, List<Alert> alerts) {
+    private void alerts(RoutingContext ctx, List<Alert> all) {
+        Page page = Page.of(ctx, DEFAULT_PAGE, MAX_PAGE);
+        if (page == null) {
+            return;
+        }
         JsonArray out = new JsonArray();
-        for (Alert a : alerts) {
+        for (Alert a : page.of(all)) {
             Acknowledgement ack = a.state() == AlertState.RESOLVED ? null
                     : gateway.acknowledgements().of(a.fingerprint(), a.activeSince()).orElse(null);
             out.add(new JsonObject()
@@ -171,7 +215,7 @@ public final class ApiRoutes {
                     .put("resolvedAt", a.resolvedAt() == 0 ? null : a.resolvedAt())
                     .put("acked", ack == null ? null : ack(ack)));
         }
-        ctx.response().putHeader("Content-Type", "application/json").end(new JsonObject().put("alerts", out).encodePrettily());
+        json(ctx, 200, new JsonObject().put("alerts", out).put("total", all.size()));
     }
 
     static JsonObject ack(Acknowledgement a) {
@@ -208,7 +252,8 @@ public final class ApiRoutes {
         }
         Acknowledgement ack = new Acknowledgement(fingerprint, who.strip(), gateway.clock().instant(),
                 (String) comment, "api");
-        acks.record(ack).onSuccess(v -> share(ack)).onSuccess(v -> acks.tellPagers(alert.get()).onSuccess(told -> {
+        acks.record(ack, audit(ctx, "alert.ack", fingerprint, "by " + ack.by()
+                + (ack.comment().isEmpty() ? "" : ": " + ack.comment()))).onSuccess(v -> share(ack)).onSuccess(v -> acks.tellPagers(alert.get()).onSuccess(told -> {
             JsonArray outcomes = new JsonArray();
             for (AckRecorder.Told t : told) {
                 outcomes.add(new JsonObject().put("receiver", t.receiver()).put("ok", t.error() == null)
@@ -220,12 +265,17 @@ public final class ApiRoutes {
     }
 
     private void silences(RoutingContext ctx) {
+        Page page = Page.of(ctx, DEFAULT_PAGE, MAX_PAGE);
+        if (page == null) {
+            return;
+        }
         Instant now = gateway.clock().instant();
         JsonArray out = new JsonArray();
-        for (Silence s : gateway.dispatcher().silences().list()) {
+        List<Silence> all = gateway.dispatcher().silences().list();
+        for (Silence s : page.of(all)) {
             out.add(silence(s, now));
         }
-        json(ctx, 200, new JsonObject().put("silences", out));
+        json(ctx, 200, new JsonObject().put("silences", out).put("total", all.size()));
     }
 
     private static JsonObject silence(Silence s, Instant now) {
@@ -299,7 +349,7 @@ public final class ApiRoutes {
                 return;
             }
             Silence made = r.silence();
-            stored(s -> s.silences().save(made))
+            stored(audit(ctx, "silence.create", made.id(), describe(made)), s -> s.silences().save(made))
                     .onSuccess(v -> share(made))
                     .onSuccess(v -> json(ctx, 201, new JsonObject().put("id", made.id()).put("silence", silence(made, now))))
                     .onFailure(e -> {
@@ -321,7 +371,8 @@ public final class ApiRoutes {
         Silence changed = r.silence();
         // a change that replaced an active silence expired the old one too, and both must be kept
         Silence old = silences.get((String) id).orElseThrow();
-        stored(s -> {
+        stored(audit(ctx, "silence.update", (String) id, changed.id().equals(id) ? describe(changed)
+                : "replaced by " + changed.id() + ": " + describe(changed)), s -> {
             s.silences().save(old);
             s.silences().save(changed);
         }).onSuccess(v -> {
@@ -360,7 +411,7 @@ public final class ApiRoutes {
             return;
         }
         Silence expired = silences.get(id).orElseThrow();
-        stored(s -> s.silences().save(expired))
+        stored(audit(ctx, "silence.expire", id, describe(expired)), s -> s.silences().save(expired))
                 .onSuccess(v -> share(expired))
                 .onSuccess(v -> json(ctx, 200, silence(expired, now)))
                 .onFailure(e -> {
@@ -370,14 +421,56 @@ public final class ApiRoutes {
     }
 
     /**
-     * Runs {@code write} as one transaction on the store's writer thread when the gateway has a store; succeeds
-     * at once without one. The answer waits for it, so what a client was told is kept is on disk.
+     * Runs {@code write} and records {@code audit} as one transaction on the store's writer thread when the
+     * gateway has a store; without one, logs the audit entry and succeeds at once. The answer waits for it, so
+     * what a client was told is kept is on disk, and so is who did it.
      */
-    private Future<Void> stored(Consumer<Store> write) {
-        return gateway.store().map(store -> store.run(s -> {
+    private Future<Void> stored(AuditEntry audit, Consumer<Store> write) {
+        if (gateway.store().isEmpty()) {
+            LOG.info("audit: " + audit.who() + " from " + audit.remote() + ": " + audit.action() + " "
+                    + audit.target() + " " + audit.detail());
+            return Future.succeededFuture();
+        }
+        return gateway.store().get().run(s -> {
             write.accept(s);
-            return null;
-        }).<Void>mapEmpty()).orElseGet(Future::succeededFuture);
+            return s.audit().add(audit);
+        }).mapEmpty();
+    }
+
+    /** The audit entry of {@code action} on {@code target} by the caller of {@code ctx}, now. */
+    private AuditEntry audit(RoutingContext ctx, String action, String target, String detail) {
+        Caller c = AccessGuard.caller(ctx);
+        return new AuditEntry(0, gateway.clock().instant(), c.name(), action, target, detail, c.remote());
+    }
+
+    private static String describe(Silence s) {
+        return s.matchers() + " until " + s.endsAt() + " by " + s.createdBy()
+                + (s.comment() == null || s.comment().isEmpty() ? "" : ": " + s.comment());
+    }
+
+    /** The newest audit entries first, a page at a time; 409 without a store, which is where they are kept. */
+    private void audit(RoutingContext ctx) {
+        Page page = Page.of(ctx, AUDIT_PAGE, MAX_PAGE);
+        if (page == null) {
+            return;
+        }
+        if (gateway.store().isEmpty()) {
+            json(ctx, 409, new JsonObject().put("error", "this gateway keeps its audit log in its store, and it "
+                    + "runs without --data-dir, so the log went to its output only"));
+            return;
+        }
+        gateway.store().get().run(s -> Map.entry(s.audit().count(), s.audit().newest(page.limit(), page.offset())))
+                .onSuccess(found -> {
+                    JsonArray out = new JsonArray();
+                    for (AuditEntry e : found.getValue()) {
+                        out.add(new JsonObject().put("id", e.id()).put("at", e.at().toString()).put("who", e.who())
+                                .put("action", e.action()).put("target", e.target()).put("detail", e.detail())
+                                .put("remote", e.remote()));
+                    }
+                    json(ctx, 200, new JsonObject().put("entries", out).put("total", found.getKey()));
+                })
+                .onFailure(e -> json(ctx, 503, new JsonObject().put("error", "the audit log could not be read: "
+                        + e.getMessage())));
     }
 
     /** Tells the gateway's peers of a silence change its own store has kept. */
@@ -396,8 +489,13 @@ public final class ApiRoutes {
     }
 
     private void groups(RoutingContext ctx) {
+        Page page = Page.of(ctx, DEFAULT_PAGE, MAX_PAGE);
+        if (page == null) {
+            return;
+        }
         JsonArray out = new JsonArray();
-        for (Aggregator.GroupView g : gateway.dispatcher().groups()) {
+        List<Aggregator.GroupView> all = gateway.dispatcher().groups();
+        for (Aggregator.GroupView g : page.of(all)) {
             JsonArray alerts = new JsonArray();
             for (Notification n : g.alerts()) {
                 alerts.add(new JsonObject().put("fingerprint", n.fingerprint())
@@ -410,7 +508,7 @@ public final class ApiRoutes {
                     .put("nextFlush", g.nextTick() == null ? null : g.nextTick().toString())
                     .put("alerts", alerts));
         }
-        json(ctx, 200, new JsonObject().put("groups", out));
+        json(ctx, 200, new JsonObject().put("groups", out).put("total", all.size()));
     }
 
     /** The request's JSON object, or null after answering 400. */

@@ -1,9 +1,9 @@
 package io.gpuwatch.gateway.http;
 
-import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.ack.PagerHook;
 import io.gpuwatch.gateway.ledger.Alert;
 import io.gpuwatch.gateway.store.Acknowledgement;
+import io.gpuwatch.gateway.store.AuditEntry;
 import io.gpuwatch.notify.receiver.opsgenie.OpsgenieReceiver;
 import io.gpuwatch.notify.receiver.pagerduty.PagerDutyReceiver;
 import io.gpuwatch.notify.secret.Secret;
@@ -43,10 +43,10 @@ final class PagerWebhooks {
     private static final String HOOK = "gpuwatch.pagerHook";
     private static final Logger LOG = Logger.getLogger(PagerWebhooks.class.getName());
 
-    private final Gateway gateway;
+    private final ApiHost gateway;
     private final AckRecorder acks;
 
-    PagerWebhooks(Gateway gateway, AckRecorder acks) {
+    PagerWebhooks(ApiHost gateway, AckRecorder acks) {
         this.gateway = gateway;
         this.acks = acks;
     }
@@ -177,7 +177,9 @@ final class PagerWebhooks {
             return;
         }
         Acknowledgement ack = new Acknowledgement(a.fingerprint(), by, gateway.clock().instant(), comment, source);
-        acks.record(ack)
+        String remote = ctx.request().remoteAddress() == null ? "" : ctx.request().remoteAddress().hostAddress();
+        acks.record(ack, new AuditEntry(0, ack.at(), source + ":" + hook.receiver(), "alert.ack", a.fingerprint(),
+                        "by " + by, remote))
                 .onSuccess(v -> gateway.cluster().ifPresent(c -> c.share(ack)))
                 .onSuccess(v -> ApiRoutes.json(ctx, 200, new JsonObject().put("recorded", true)
                         .put("fingerprint", a.fingerprint()).put("acked", ApiRoutes.ack(ack))))

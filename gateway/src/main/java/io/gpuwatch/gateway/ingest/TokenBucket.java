@@ -1,13 +1,13 @@
 package io.gpuwatch.gateway.ingest;
 
-/** A per-connection frame budget: {@code rate} frames per second with bursts up to {@code burst}. */
-final class TokenBucket {
+/** A budget of {@code rate} takes per second with bursts up to {@code burst}: a probe connection's frames, an API token's calls. */
+public final class TokenBucket {
     private final double rate;
     private final double burst;
     private double tokens;
     private long lastMs;
 
-    TokenBucket(double rate, double burst, long nowMs) {
+    public TokenBucket(double rate, double burst, long nowMs) {
         this.rate = rate;
         this.burst = burst;
         this.tokens = burst;
@@ -15,7 +15,7 @@ final class TokenBucket {
     }
 
     /** Takes one frame's token if there is one. */
-    boolean take(long nowMs) {
+    public boolean take(long nowMs) {
         if (nowMs > lastMs) {
             tokens = Math.min(burst, tokens + (nowMs - lastMs) * rate / 1000.0);
             lastMs = nowMs;

@@ -182,7 +182,7 @@ public final class RuleReloader {
      * Path → size and modification time of every file a load would read: the given files, and below the given
      * directories every {@code *.yml}/{@code *.yaml} outside hidden and {@code tests} folders.
      */
-    static Map<String, String> stamps(List<Path> paths) {
+    public static Map<String, String> stamps(List<Path> paths) {
         Map<String, String> out = new TreeMap<>();
         for (Path p : paths) {
             if (Files.isDirectory(p)) {

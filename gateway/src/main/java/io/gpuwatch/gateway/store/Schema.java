@@ -83,7 +83,17 @@ final class Schema {
               sent_at BIGINT)""",
             "CREATE INDEX outbox_due ON outbox (row_state, next_attempt_at, id)"),
             // a claim looks for an older pending row of the same group, which holds the newer one back
-            List.of("CREATE INDEX IF NOT EXISTS outbox_by_group ON outbox (receiver, dedup_key, row_state, id)"));
+            List.of("CREATE INDEX IF NOT EXISTS outbox_by_group ON outbox (receiver, dedup_key, row_state, id)"),
+            // who changed what through the API, and from where
+            List.of("""
+                    CREATE TABLE IF NOT EXISTS audit (
+                      id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                      at BIGINT NOT NULL,
+                      who VARCHAR NOT NULL,
+                      action VARCHAR NOT NULL,
+                      target VARCHAR NOT NULL,
+                      detail VARCHAR NOT NULL,
+                      remote VARCHAR NOT NULL)"""));
 
     private Schema() {
     }

@@ -21,8 +21,8 @@ import java.util.Properties;
 import java.util.function.Function;
 
 /**
- * The gateway's durable store: live alerts and their history, acknowledgements, silences, the notification log
- * and the outbox, in one embedded H2 file. Every write is committed and forced to disk before the call
+ * The gateway's durable store: live alerts and their history, acknowledgements, silences, the notification log,
+ * the outbox and the audit log, in one embedded H2 file. Every write is committed and forced to disk before the call
  * returns, so a {@code kill -9} right after loses nothing the caller was told is stored.
  *
  * <p>Blocking and not for concurrent use: run it on one dedicated thread ({@link AsyncStore} does that), never
@@ -44,6 +44,7 @@ public final class Store implements AutoCloseable {
     private final SilenceTable silences;
     private final NotificationLog notificationLog;
     private final Outbox outbox;
+    private final AuditTable audit;
     private int depth;
     private boolean dirty;
     private boolean closed;
@@ -57,6 +58,7 @@ public final class Store implements AutoCloseable {
         this.silences = new SilenceTable(this);
         this.notificationLog = new NotificationLog(this);
         this.outbox = new Outbox(this, backoff);
+        this.audit = new AuditTable(this);
     }
 
     /**
@@ -124,6 +126,11 @@ public final class Store implements AutoCloseable {
     /** What was delivered to whom, to decide whether something was already sent. */
     public NotificationLog notificationLog() {
         return notificationLog;
+    }
+
+    /** Who changed what through the API. */
+    public AuditTable audit() {
+        return audit;
     }
 
     /** Notifications waiting for delivery, with their attempts. */

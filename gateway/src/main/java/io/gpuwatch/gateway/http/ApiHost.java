@@ -1,0 +1,61 @@
+package io.gpuwatch.gateway.http;
+
+import io.gpuwatch.gateway.ack.Acknowledgements;
+import io.gpuwatch.gateway.ack.PagerHook;
+import io.gpuwatch.gateway.cluster.Cluster;
+import io.gpuwatch.gateway.delivery.Dispatcher;
+import io.gpuwatch.gateway.digest.Digests;
+import io.gpuwatch.gateway.eval.Evaluator;
+import io.gpuwatch.gateway.ingest.ProbeEndpoint;
+import io.gpuwatch.gateway.ledger.AlertLedger;
+import io.gpuwatch.gateway.reload.RuleReloader;
+import io.gpuwatch.gateway.state.FleetState;
+import io.gpuwatch.gateway.store.AsyncStore;
+import io.gpuwatch.notify.Receiver;
+import io.gpuwatch.rules.RuleSet;
+
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What the HTTP API reads and changes, as the gateway hands it over: the API depends on this, never on the
+ * gateway itself, so the gateway can mount the API without an import cycle. Called on the gateway's event loop.
+ */
+public interface ApiHost {
+    /** True once the gateway takes probes. */
+    boolean ready();
+
+    AlertLedger ledger();
+
+    Acknowledgements acknowledgements();
+
+    Dispatcher dispatcher();
+
+    /** The receivers notifications go to, in the order given. */
+    List<Receiver> receivers();
+
+    /** The receivers whose paging service may report acknowledgements, with the secret that proves it. */
+    List<PagerHook> pagerHooks();
+
+    Optional<Digests> digests();
+
+    Optional<RuleReloader> reloader();
+
+    Evaluator evaluator();
+
+    /** The rule set running now. */
+    RuleSet rules();
+
+    ProbeEndpoint probes();
+
+    FleetState fleet();
+
+    /** The store, when the gateway runs on a data directory and has opened it. */
+    Optional<AsyncStore> store();
+
+    /** The cluster the gateway is one of, if any. */
+    Optional<Cluster> cluster();
+
+    InstantSource clock();
+}
