@@ -44,7 +44,7 @@ public final class ScenarioLoader {
         m.put("memory-climb", Set.of("rate"));
         m.put("node-silent", Set.of("for"));
         m.put("idle-allocated", Set.of("for"));
-        m.put("ecc-uncorrected", Set.of("count", "xid"));
+        m.put("ecc-uncorrected", Set.of("count", "xid", "remapFailure"));
         return m;
     }
 
@@ -223,7 +223,9 @@ public final class ScenarioLoader {
                 default -> {
                     Integer count = optional(m, "count", 1, n -> integer(n, "count", 1, 1_000_000));
                     Integer xid = optional(m, "xid", null, n -> integer(n, "xid", 1, 65_535));
-                    yield !ok || count == null ? null : new Incident.EccUncorrected(at, node, card, count, xid);
+                    Boolean remapFailure = optional(m, "remapFailure", false, n -> bool(n, "remapFailure"));
+                    yield !ok || count == null || remapFailure == null ? null
+                            : new Incident.EccUncorrected(at, node, card, count, xid, remapFailure);
                 }
             };
         }
@@ -429,6 +431,18 @@ public final class ScenarioLoader {
                 return null;
             }
             return v.intValue();
+        }
+
+        private Boolean bool(Node n, String field) {
+            String s = string(n, field);
+            if (s == null) {
+                return null;
+            }
+            if (!s.equals("true") && !s.equals("false")) {
+                error(n, "'" + field + "' must be true or false, got '" + s + "'");
+                return null;
+            }
+            return Boolean.valueOf(s);
         }
 
         private Duration duration(Node n, String field, boolean zeroAllowed) {
