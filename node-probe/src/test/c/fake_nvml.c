@@ -759,6 +759,9 @@ nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int l
 static nvmlReturn_t fill_processes(const proc_list *list, int visible, unsigned int *infoCount,
                                    nvmlProcessInfo_t *infos) {
     nvmlReturn_t rc = NVML_SUCCESS;
+    if (!infoCount) {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
     if ((unsigned int) visible > *infoCount || (visible > 0 && !infos)) {
         rc = NVML_ERROR_INSUFFICIENT_SIZE;
     } else {
@@ -776,9 +779,6 @@ static nvmlReturn_t fill_processes(const proc_list *list, int visible, unsigned 
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
                                                      nvmlProcessInfo_t *infos) {
     nvmlReturn_t rc = enter(F_nvmlDeviceGetComputeRunningProcesses_v3, device);
-    if (rc == NVML_SUCCESS && !infoCount) {
-        rc = NVML_ERROR_INVALID_ARGUMENT;
-    }
     if (rc == NVML_SUCCESS) {
         if (device->grow_step != step) {
             device->grow_step = step;
@@ -798,13 +798,7 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsign
 nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
                                                       nvmlProcessInfo_t *infos) {
     nvmlReturn_t rc = enter(F_nvmlDeviceGetGraphicsRunningProcesses_v3, device);
-    if (rc == NVML_SUCCESS && !infoCount) {
-        rc = NVML_ERROR_INVALID_ARGUMENT;
-    }
-    if (rc == NVML_SUCCESS) {
-        rc = fill_processes(&device->gprocs, device->gprocs.n, infoCount, infos);
-    }
-    return leave(rc);
+    return leave(rc == NVML_SUCCESS ? fill_processes(&device->gprocs, device->gprocs.n, infoCount, infos) : rc);
 }
 
 /* ---- NVML: GPM ---- */
