@@ -176,16 +176,22 @@ typedef struct {
     double v[MAX_STEPS];
 } series;
 
+/* the processes of one context type on a card, in script order */
+typedef struct {
+    int n;
+    struct {
+        unsigned int pid;
+        unsigned long long bytes;
+    } e[MAX_PROCS];
+} proc_list;
+
 struct fake_card {
     char uuid[96];
     char name[96];
     char pci[32];
     series values[K_COUNT];
-    int nproc;
-    struct {
-        unsigned int pid;
-        unsigned long long bytes;
-    } procs[MAX_PROCS];
+    proc_list procs;  /* compute */
+    proc_list gprocs; /* graphics */
     int grow_step;
     int grown;
     unsigned long long registered;
@@ -230,7 +236,8 @@ typedef struct {
     X(nvmlDeviceGetRetiredPagesPendingStatus) X(nvmlDeviceGetRemappedRows) X(nvmlDeviceGetPcieThroughput) \
     X(nvmlDeviceGetPcieReplayCounter) X(nvmlDeviceGetCurrPcieLinkGeneration) \
     X(nvmlDeviceGetCurrPcieLinkWidth) X(nvmlDeviceGetNvLinkState) X(nvmlDeviceGetNvLinkErrorCounter) \
-    X(nvmlDeviceGetComputeRunningProcesses_v3) X(nvmlGpmQueryDeviceSupport) X(nvmlGpmSampleAlloc) \
+    X(nvmlDeviceGetComputeRunningProcesses_v3) X(nvmlDeviceGetGraphicsRunningProcesses_v3) \
+    X(nvmlGpmQueryDeviceSupport) X(nvmlGpmSampleAlloc) \
     X(nvmlGpmSampleFree) X(nvmlGpmSampleGet) X(nvmlGpmMetricsGet) X(nvmlEventSetCreate) \
     X(nvmlDeviceGetSupportedEventTypes) X(nvmlDeviceRegisterEvents) X(nvmlEventSetWait_v2) \
     X(nvmlEventSetFree)
@@ -748,36 +755,50 @@ nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int l
     return leave(rc);
 }
 
+/* Count-then-fill of the first `visible` processes of `list`, as both *RunningProcesses_v3 functions do. */
+static nvmlReturn_t fill_processes(const proc_list *list, int visible, unsigned int *infoCount,
+                                   nvmlProcessInfo_t *infos) {
+    nvmlReturn_t rc = NVML_SUCCESS;
+    if (!infoCount) {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    if ((unsigned int) visible > *infoCount || (visible > 0 && !infos)) {
+        rc = NVML_ERROR_INSUFFICIENT_SIZE;
+    } else {
+        for (int i = 0; i < visible; i++) {
+            infos[i].pid = list->e[i].pid;
+            infos[i].usedGpuMemory = list->e[i].bytes;
+            infos[i].gpuInstanceId = 0xFFFFFFFF;
+            infos[i].computeInstanceId = 0xFFFFFFFF;
+        }
+    }
+    *infoCount = (unsigned int) visible;
+    return rc;
+}
+
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
                                                      nvmlProcessInfo_t *infos) {
     nvmlReturn_t rc = enter(F_nvmlDeviceGetComputeRunningProcesses_v3, device);
-    if (rc == NVML_SUCCESS && !infoCount) {
-        rc = NVML_ERROR_INVALID_ARGUMENT;
-    }
     if (rc == NVML_SUCCESS) {
         if (device->grow_step != step) {
             device->grow_step = step;
             device->grown = 0;
         }
-        int visible = (has(device, K_PROCS) ? (int) value(device, K_PROCS) : device->nproc) + device->grown;
-        if (visible > device->nproc) {
-            visible = device->nproc;
+        int visible = (has(device, K_PROCS) ? (int) value(device, K_PROCS) : device->procs.n) + device->grown;
+        if (visible > device->procs.n) {
+            visible = device->procs.n;
         }
         /* processes that start between the count query and the fill */
         device->grown += has(device, K_PROCS_GROW) ? (int) value(device, K_PROCS_GROW) : 0;
-        if ((unsigned int) visible > *infoCount || (visible > 0 && !infos)) {
-            rc = NVML_ERROR_INSUFFICIENT_SIZE;
-        } else {
-            for (int i = 0; i < visible; i++) {
-                infos[i].pid = device->procs[i].pid;
-                infos[i].usedGpuMemory = device->procs[i].bytes;
-                infos[i].gpuInstanceId = 0xFFFFFFFF;
-                infos[i].computeInstanceId = 0xFFFFFFFF;
-            }
-        }
-        *infoCount = (unsigned int) visible;
+        rc = fill_processes(&device->procs, visible, infoCount, infos);
     }
     return leave(rc);
+}
+
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
+                                                      nvmlProcessInfo_t *infos) {
+    nvmlReturn_t rc = enter(F_nvmlDeviceGetGraphicsRunningProcesses_v3, device);
+    return leave(rc == NVML_SUCCESS ? fill_processes(&device->gprocs, device->gprocs.n, infoCount, infos) : rc);
 }
 
 /* ---- NVML: GPM ---- */
@@ -1053,16 +1074,17 @@ static int parse_card_line(int line, char *save) {
         strcpy(dst, text);
         return 0;
     }
-    if (strcmp(key, "proc") == 0) {
+    if (strcmp(key, "proc") == 0 || strcmp(key, "gproc") == 0) {
+        proc_list *list = key[0] == 'g' ? &c->gprocs : &c->procs;
         int pid;
         double bytes;
-        if (c->nproc >= MAX_PROCS || !parse_int(strtok_r(NULL, " \t", &save), 1, INT_MAX, &pid)
+        if (list->n >= MAX_PROCS || !parse_int(strtok_r(NULL, " \t", &save), 1, INT_MAX, &pid)
                 || !parse_double(strtok_r(NULL, " \t", &save), &bytes)) {
-            return fail_at(line, "expected: card <i> proc <pid> <usedBytes|-1>");
+            return fail_at(line, "expected: card <i> proc|gproc <pid> <usedBytes|-1>");
         }
-        c->procs[c->nproc].pid = (unsigned int) pid;
-        c->procs[c->nproc].bytes = ull(bytes);
-        c->nproc++;
+        list->e[list->n].pid = (unsigned int) pid;
+        list->e[list->n].bytes = ull(bytes);
+        list->n++;
         return 0;
     }
     for (int k = 0; k < K_COUNT; k++) {

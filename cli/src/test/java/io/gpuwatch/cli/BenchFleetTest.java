@@ -43,8 +43,8 @@ class BenchFleetTest {
         assertEquals(0, s.getLong("errors"));
         assertEquals(1, s.getLong("events"));
         assertTrue(s.getLong("appFrames") > 0);
-        assertEquals(s.getLong("sampleFrames") * 8 * 28 + s.getLong("appFrames") * 15, s.getLong("samples"),
-                "samples count every metric value: 28 per card, 15 per app frame");
+        assertEquals(s.getLong("sampleFrames") * 8 * 29 + s.getLong("appFrames") * 15, s.getLong("samples"),
+                "samples count every metric value: 29 per card, 15 per app frame");
         JsonObject gw = s.getJsonObject("embeddedGateway");
         assertEquals(s.getLong("sampleFrames") * 8, gw.getLong("cardReadings"), "the gateway took every card reading");
         assertEquals(0, gw.getLong("shedSamples"));

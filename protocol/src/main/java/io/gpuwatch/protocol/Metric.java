@@ -23,6 +23,7 @@ public enum Metric {
     REMAPPED_ROWS_CORRECTABLE("remappedRowsCorrectable", Source.CARD, Kind.GAUGE, "rows"),
     REMAPPED_ROWS_UNCORRECTABLE("remappedRowsUncorrectable", Source.CARD, Kind.GAUGE, "rows"),
     REMAPPED_ROWS_PENDING("remappedRowsPending", Source.CARD, Kind.FLAG, "0/1"),
+    REMAPPED_ROWS_FAILED("remappedRowsFailed", Source.CARD, Kind.FLAG, "0/1"),
     PCIE_TX_KBPS("pcieTxKBps", Source.CARD, Kind.GAUGE, "KB/s"),
     PCIE_RX_KBPS("pcieRxKBps", Source.CARD, Kind.GAUGE, "KB/s"),
     PCIE_REPLAYS("pcieReplays", Source.CARD, Kind.COUNTER, "replays"),

@@ -142,7 +142,7 @@ final class FrameTemplates {
             case PSTATE, ECC_CORRECTED_VOLATILE, ECC_UNCORRECTED_VOLATILE, REMAPPED_ROWS_CORRECTABLE,
                     REMAPPED_ROWS_UNCORRECTABLE, PCIE_REPLAYS, NVLINK_ERRORS, NVLINK_LINKS_DOWN -> sb.append(0);
             case CLOCK_EVENT_REASONS -> sb.append("[]");
-            case RETIRED_PAGES_PENDING, REMAPPED_ROWS_PENDING -> sb.append("false");
+            case RETIRED_PAGES_PENDING, REMAPPED_ROWS_PENDING, REMAPPED_ROWS_FAILED -> sb.append("false");
             case PCIE_TX_KBPS, PCIE_RX_KBPS -> sb.append(90_000 + h % 40_000);
             case PCIE_LINK_GEN -> sb.append(5);
             case PCIE_LINK_WIDTH -> sb.append(16);

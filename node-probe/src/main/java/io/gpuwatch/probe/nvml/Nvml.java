@@ -48,7 +48,7 @@ public final class Nvml {
     public record RemappedRows(long correctable, long uncorrectable, boolean pending, boolean failed) {
     }
 
-    /** A compute process on a card; {@code usedMemBytes} null when NVML cannot tell. */
+    /** A process with a compute or graphics context on a card; {@code usedMemBytes} null when NVML cannot tell. */
     public record Process(long pid, Long usedMemBytes) {
     }
 
@@ -338,19 +338,33 @@ public final class Nvml {
                 () -> lib.nvmlDeviceGetNvLinkErrorCounter(d.handle(), link, counter.ordinal(), n), n::getValue);
     }
 
-    /**
-     * The compute processes on the card: asks for the count, then fills a buffer with room to spare, and asks
-     * again with a bigger one while processes start faster than it can keep up.
-     */
+    /** The processes with a compute context on the card; see {@link #processes}. */
     public NvmlResult<List<Process>> computeProcesses(NvmlDevice d) {
-        String function = "nvmlDeviceGetComputeRunningProcesses_v3";
+        return processes("nvmlDeviceGetComputeRunningProcesses_v3", lib::nvmlDeviceGetComputeRunningProcesses_v3, d);
+    }
+
+    /** The processes with a graphics context on the card; see {@link #processes}. */
+    public NvmlResult<List<Process>> graphicsProcesses(NvmlDevice d) {
+        return processes("nvmlDeviceGetGraphicsRunningProcesses_v3", lib::nvmlDeviceGetGraphicsRunningProcesses_v3, d);
+    }
+
+    /** A {@code nvmlDevice*RunningProcesses_v3} function: same signature and struct for compute and graphics. */
+    @FunctionalInterface
+    private interface ProcessQuery {
+        int call(Pointer device, IntByReference infoCount, NvmlLibrary.ProcessInfo[] infos);
+    }
+
+    /**
+     * One process list of the card: asks for the count, then fills a buffer with room to spare, and asks again with
+     * a bigger one while processes start faster than it can keep up.
+     */
+    private NvmlResult<List<Process>> processes(String function, ProcessQuery query, NvmlDevice d) {
         IntByReference count = SCRATCH.get().ints[0];
         count.setValue(0);
         NvmlLibrary.ProcessInfo[] infos = null;
         for (int attempt = 0; attempt < PROCESS_ATTEMPTS; attempt++) {
             NvmlLibrary.ProcessInfo[] buffer = infos;
-            NvmlResult<Integer> r = call(function,
-                    () -> lib.nvmlDeviceGetComputeRunningProcesses_v3(d.handle(), count, buffer), count::getValue);
+            NvmlResult<Integer> r = call(function, () -> query.call(d.handle(), count, buffer), count::getValue);
             if (r instanceof NvmlResult.Ok<Integer> ok) {
                 List<Process> out = new ArrayList<>(ok.value());
                 for (int i = 0; i < ok.value(); i++) {

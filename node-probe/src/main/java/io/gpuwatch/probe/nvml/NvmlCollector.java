@@ -37,6 +37,7 @@ import static io.gpuwatch.protocol.Metric.PCIE_TX_KBPS;
 import static io.gpuwatch.protocol.Metric.POWER_W;
 import static io.gpuwatch.protocol.Metric.PSTATE;
 import static io.gpuwatch.protocol.Metric.REMAPPED_ROWS_CORRECTABLE;
+import static io.gpuwatch.protocol.Metric.REMAPPED_ROWS_FAILED;
 import static io.gpuwatch.protocol.Metric.REMAPPED_ROWS_PENDING;
 import static io.gpuwatch.protocol.Metric.REMAPPED_ROWS_UNCORRECTABLE;
 import static io.gpuwatch.protocol.Metric.RETIRED_PAGES_PENDING;
@@ -88,7 +89,19 @@ public final class NvmlCollector {
     /** A card's readings while they are being collected. */
     private static final class Draft {
         final MetricValues.Builder values = MetricValues.builder();
-        List<ProcessInfo> processes = List.of();
+        // by pid, compute processes then graphics ones: a process with both contexts is listed once
+        final Map<Long, Nvml.Process> processes = new LinkedHashMap<>();
+
+        /**
+         * Adds a process list. A pid already listed keeps its entry (both lists give the process's memory on the
+         * card, which adding would count twice), unless that entry lacks the memory figure and this one has it.
+         */
+        Draft add(List<Nvml.Process> list) {
+            for (Nvml.Process p : list) {
+                processes.merge(p.pid(), p, (had, now) -> had.usedMemBytes() == null ? now : had);
+            }
+            return this;
+        }
     }
 
     /** What the collector knows about one card between polls. */
@@ -252,7 +265,9 @@ public final class NvmlCollector {
                 card.failing[i] = e.code();
             }
         }
-        return new CardReading(card.uuid, draft.values.build(), draft.processes);
+        List<ProcessInfo> processes = new ArrayList<>(draft.processes.size());
+        draft.processes.values().forEach(p -> processes.add(attributor.attribute(p.pid(), p.usedMemBytes())));
+        return new CardReading(card.uuid, draft.values.build(), processes);
     }
 
     private static boolean unsupported(NvmlReturn code) {
@@ -302,11 +317,12 @@ public final class NvmlCollector {
                         .map(n -> o.values.set(ECC_UNCORRECTED_VOLATILE, n))),
                 new Field("retiredPagesPending", (c, o) -> nvml.retiredPagesPending(c.device)
                         .map(p -> o.values.set(RETIRED_PAGES_PENDING, p ? 1 : 0))),
-                new Field("remappedRowsCorrectable,remappedRowsUncorrectable,remappedRowsPending",
+                new Field("remappedRowsCorrectable,remappedRowsUncorrectable,remappedRowsPending,remappedRowsFailed",
                         (c, o) -> nvml.remappedRows(c.device).map(r -> o.values
                                 .set(REMAPPED_ROWS_CORRECTABLE, r.correctable())
                                 .set(REMAPPED_ROWS_UNCORRECTABLE, r.uncorrectable())
-                                .set(REMAPPED_ROWS_PENDING, r.pending() ? 1 : 0))),
+                                .set(REMAPPED_ROWS_PENDING, r.pending() ? 1 : 0)
+                                .set(REMAPPED_ROWS_FAILED, r.failed() ? 1 : 0))),
                 new Field("pcieTxKBps", (c, o) -> nvml.pcieThroughputKBps(c.device, Nvml.PcieCounter.TX)
                         .map(kbps -> o.values.set(PCIE_TX_KBPS, kbps))),
                 new Field("pcieRxKBps", (c, o) -> nvml.pcieThroughputKBps(c.device, Nvml.PcieCounter.RX)
@@ -319,12 +335,9 @@ public final class NvmlCollector {
                         .map(w -> o.values.set(PCIE_LINK_WIDTH, w))),
                 new Field("nvlinkErrors,nvlinkLinksDown", this::nvlink),
                 new Field("smActive,smOccupancy,tensorActive,dramActive", this::gpm),
-                new Field("processes", (c, o) -> nvml.computeProcesses(c.device).map(ps -> {
-                    List<ProcessInfo> out = new ArrayList<>(ps.size());
-                    ps.forEach(p -> out.add(attributor.attribute(p.pid(), p.usedMemBytes())));
-                    o.processes = out;
-                    return out;
-                })));
+                // two fields, so that a driver refusing one list still sends the other
+                new Field("processes (compute)", (c, o) -> nvml.computeProcesses(c.device).map(o::add)),
+                new Field("processes (graphics)", (c, o) -> nvml.graphicsProcesses(c.device).map(o::add)));
     }
 
     /** Links down, and the sum of every error counter the card supports over all its links. */

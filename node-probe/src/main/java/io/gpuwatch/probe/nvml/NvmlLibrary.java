@@ -83,6 +83,9 @@ public interface NvmlLibrary extends Library {
     /** {@code infos} null with {@code infoCount} 0 asks for the count only. */
     int nvmlDeviceGetComputeRunningProcesses_v3(Pointer device, IntByReference infoCount, ProcessInfo[] infos);
 
+    /** As {@link #nvmlDeviceGetComputeRunningProcesses_v3}, for processes with a graphics context. */
+    int nvmlDeviceGetGraphicsRunningProcesses_v3(Pointer device, IntByReference infoCount, ProcessInfo[] infos);
+
     int nvmlGpmQueryDeviceSupport(Pointer device, GpmSupport gpmSupport);
 
     int nvmlGpmSampleAlloc(PointerByReference gpmSample);

@@ -43,8 +43,12 @@ public sealed interface Incident {
     record IdleAllocated(Duration at, String node, int card, Duration duration) implements Incident {
     }
 
-    /** {@code count} uncorrectable ECC errors; {@code xid} (nullable) is the XID the driver logs with them. */
-    record EccUncorrected(Duration at, String node, int card, int count, Integer xid) implements Incident {
+    /**
+     * {@code count} uncorrectable ECC errors; {@code xid} (nullable) is the XID the driver logs with them;
+     * {@code remapFailure}: the row remapper could not remap the rows, and says so from then on.
+     */
+    record EccUncorrected(Duration at, String node, int card, int count, Integer xid, boolean remapFailure)
+            implements Incident {
     }
 
     /** {@code count} corrected ECC errors: the counter grows and an {@code ecc_corrected} event is sent. */

@@ -56,7 +56,7 @@ public final class ScenarioLoader {
         m.put("memory-climb", new Kind(Target.CARD, Set.of("rate")));
         m.put("node-silent", new Kind(Target.NODE, Set.of("for")));
         m.put("idle-allocated", new Kind(Target.CARD, Set.of("for")));
-        m.put("ecc-uncorrected", new Kind(Target.CARD, Set.of("count", "xid")));
+        m.put("ecc-uncorrected", new Kind(Target.CARD, Set.of("count", "xid", "remapFailure")));
         m.put("ecc-corrected", new Kind(Target.CARD, Set.of("count")));
         m.put("clock-event", new Kind(Target.CARDS, Set.of("reasons", "for", "clock")));
         m.put("clock-blip", new Kind(Target.CARDS, Set.of("reasons", "for", "clock")));
@@ -341,8 +341,9 @@ public final class ScenarioLoader {
                 case "ecc-uncorrected" -> {
                     Integer count = optional(m, "count", 1, n -> integer(n, "count", 1, 1_000_000));
                     Integer xid = optional(m, "xid", null, n -> integer(n, "xid", 1, 65_535));
-                    yield count == null || card == null ? null
-                            : one(new Incident.EccUncorrected(t0, node, card, count, xid), Duration.ZERO, card);
+                    Boolean remapFailure = optional(m, "remapFailure", false, n -> bool(n, "remapFailure"));
+                    yield count == null || card == null || remapFailure == null ? null
+                            : one(new Incident.EccUncorrected(t0, node, card, count, xid, remapFailure), Duration.ZERO, card);
                 }
                 case "ecc-corrected" -> {
                     Integer count = optional(m, "count", 1, n -> integer(n, "count", 1, 1_000_000));
@@ -816,6 +817,18 @@ public final class ScenarioLoader {
             return v.intValue();
         }
 
+        private Boolean bool(Node n, String field) {
+            String s = string(n, field);
+            if (s == null) {
+                return null;
+            }
+            if (!s.equals("true") && !s.equals("false")) {
+                error(n, "'" + field + "' must be true or false, got '" + s + "'");
+                return null;
+            }
+            return Boolean.valueOf(s);
+        }
+
         private Duration duration(Node n, String field, boolean zeroAllowed) {
             String s = string(n, field);
             if (s == null) {
@@ -863,18 +876,6 @@ public final class ScenarioLoader {
                 out.add(v);
             }
             return ok ? out : null;
-        }
-
-        private Boolean bool(Node n, String field) {
-            String s = string(n, field);
-            if (s == null) {
-                return null;
-            }
-            if (!s.equals("true") && !s.equals("false")) {
-                error(n, "'" + field + "' must be true or false, got '" + s + "'");
-                return null;
-            }
-            return Boolean.parseBoolean(s);
         }
 
         private Double number(Node n, String field, double min, double max) {

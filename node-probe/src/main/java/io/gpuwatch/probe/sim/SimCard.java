@@ -72,6 +72,7 @@ final class SimCard {
     private long eccUncorrected;
     private long remappedUncorrectable;
     private boolean remappedPending;
+    private boolean remapFailed;
     private long pcieReplays;
     private long nvlinkErrors;
 
@@ -257,16 +258,21 @@ final class SimCard {
         startBaseline(at);
     }
 
-    void eccUncorrected(long at, int count, Integer xid) {
+    /** With {@code remapFailure} the rows cannot be remapped: nothing is pending, and the failure stays. */
+    void eccUncorrected(long at, int count, Integer xid, boolean remapFailure) {
         if (lost) {
             return;
         }
         eccUncorrected += count;
-        remappedUncorrectable += count;
-        remappedPending = true;
+        if (remapFailure) {
+            remapFailed = true;
+        } else {
+            remappedUncorrectable += count;
+            remappedPending = true;
+        }
         Long pid = proc == null ? null : proc.pid;
         node.emit(at, uuid, "ecc_uncorrected", null, count + " uncorrectable ECC error" + (count == 1 ? "" : "s")
-                + " in device memory; row remapping pending", pid);
+                + " in device memory; row remapping " + (remapFailure ? "failed" : "pending"), pid);
         if (xid != null) {
             node.emit(at, uuid, "xid", xid, XidCatalog.text(xid), pid);
         }
@@ -494,6 +500,7 @@ final class SimCard {
                 .set(Metric.REMAPPED_ROWS_CORRECTABLE, 0)
                 .set(Metric.REMAPPED_ROWS_UNCORRECTABLE, remappedUncorrectable)
                 .set(Metric.REMAPPED_ROWS_PENDING, remappedPending ? 1 : 0)
+                .set(Metric.REMAPPED_ROWS_FAILED, remapFailed ? 1 : 0)
                 .set(Metric.PCIE_TX_KBPS, Math.round(pcieTxKBps))
                 .set(Metric.PCIE_RX_KBPS, Math.round(pcieRxKBps))
                 .set(Metric.PCIE_REPLAYS, pcieReplays)

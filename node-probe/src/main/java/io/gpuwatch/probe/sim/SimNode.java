@@ -121,7 +121,7 @@ final class SimNode {
             }
             schedule(at + ia.duration().toMillis(), card::idleReleased);
         } else if (incident instanceof Incident.EccUncorrected e) {
-            schedule(at, t -> cards.get(e.card()).eccUncorrected(t, e.count(), e.xid()));
+            schedule(at, t -> cards.get(e.card()).eccUncorrected(t, e.count(), e.xid(), e.remapFailure()));
         } else if (incident instanceof Incident.EccCorrected e) {
             schedule(at, t -> cards.get(e.card()).eccCorrected(t, e.count()));
         } else if (incident instanceof Incident.Spell sp) {

@@ -98,7 +98,7 @@ class NvmlCollectorTest {
                 .set(Metric.ECC_CORRECTED_VOLATILE, 7).set(Metric.ECC_UNCORRECTED_VOLATILE, 2)
                 .set(Metric.RETIRED_PAGES_PENDING, 1)
                 .set(Metric.REMAPPED_ROWS_CORRECTABLE, 3).set(Metric.REMAPPED_ROWS_UNCORRECTABLE, 1)
-                .set(Metric.REMAPPED_ROWS_PENDING, 1)
+                .set(Metric.REMAPPED_ROWS_PENDING, 1).set(Metric.REMAPPED_ROWS_FAILED, 0)
                 .set(Metric.PCIE_TX_KBPS, 120_034).set(Metric.PCIE_RX_KBPS, 98_122).set(Metric.PCIE_REPLAYS, 5)
                 .set(Metric.PCIE_LINK_GEN, 5).set(Metric.PCIE_LINK_WIDTH, 16)
                 // 4 links; link L reports the scripted counters + L each: 4 * (3 + 1 + 11 + 7) + 4 * (0 + 1 + 2 + 3)
@@ -113,7 +113,7 @@ class NvmlCollectorTest {
                 .set(Metric.CLOCK_EVENT_REASONS, 0x1)
                 .set(Metric.ECC_CORRECTED_VOLATILE, 0).set(Metric.ECC_UNCORRECTED_VOLATILE, 0)
                 .set(Metric.REMAPPED_ROWS_CORRECTABLE, 0).set(Metric.REMAPPED_ROWS_UNCORRECTABLE, 0)
-                .set(Metric.REMAPPED_ROWS_PENDING, 0)
+                .set(Metric.REMAPPED_ROWS_PENDING, 0).set(Metric.REMAPPED_ROWS_FAILED, 0)
                 .set(Metric.PCIE_TX_KBPS, 431).set(Metric.PCIE_RX_KBPS, 277).set(Metric.PCIE_REPLAYS, 0)
                 .set(Metric.PCIE_LINK_GEN, 4).set(Metric.PCIE_LINK_WIDTH, 8)
                 .build();
@@ -223,6 +223,61 @@ class NvmlCollectorTest {
         for (int i = 0; i < 12; i++) {
             assertEquals(new ProcessInfo(30_001 + i, 1_048_576L * (101 + i), null, null, null), processes.get(i));
         }
+    }
+
+    @Test
+    void remapFailureIsSentFromTheStepItOccurs() {
+        open(TWO_CARDS.replace("card 0 remap.failed 0", "card 0 remap.failed 0 1"));
+        NvmlCollector.Poll before = collector.poll();
+        NvmlCollector.Poll after = nextPoll();
+
+        assertEquals(0, card(before, 0).values().get(Metric.REMAPPED_ROWS_FAILED));
+        assertEquals(1, card(after, 0).values().get(Metric.REMAPPED_ROWS_FAILED));
+        assertEquals(0, card(after, 1).values().get(Metric.REMAPPED_ROWS_FAILED));
+        assertEquals(2, FakeNvml.calls("nvmlDeviceGetRemappedRows", 0), "one call gives all four readings");
+    }
+
+    @Test
+    void graphicsProcessesAreListedWithTheComputeOnesOncePerPid() {
+        ProcessAttributor attributor = (pid, mem) -> new ProcessInfo(pid, mem, "task-" + pid, null, null);
+        NvmlCollector.Poll first = open(TWO_CARDS + """
+                card 0 gproc 4242 123
+                card 0 gproc 5151 2147483648
+                card 0 gproc 6060 1073741824
+                card 1 gproc 7070 -1
+                """, attributor).poll();
+
+        assertEquals(List.of(
+                // in both lists: the compute entry's memory, not the sum
+                new ProcessInfo(4242, 60_129_542_144L, "task-4242", null, null),
+                // in both lists, the compute entry without memory: the graphics one says how much
+                new ProcessInfo(5151, 2_147_483_648L, "task-5151", null, null),
+                new ProcessInfo(6060, 1_073_741_824L, "task-6060", null, null)), card(first, 0).processes());
+        assertEquals(List.of(new ProcessInfo(7070, null, "task-7070", null, null)), card(first, 1).processes(),
+                "a card held only by a graphics context is not unallocated");
+        // count, then fill, per card with graphics processes
+        assertEquals(2, FakeNvml.calls("nvmlDeviceGetGraphicsRunningProcesses_v3", 0));
+        assertEquals(List.of(), first.events());
+    }
+
+    @Test
+    void eitherProcessListGoesOnWhenTheOtherCannotBeRead() {
+        open(TWO_CARDS + """
+                card 1 gproc 7070 -1
+                card 1 proc 8080 4096
+                fail nvmlDeviceGetGraphicsRunningProcesses_v3 0 FUNCTION_NOT_FOUND
+                fail nvmlDeviceGetComputeRunningProcesses_v3 1 NO_PERMISSION
+                """);
+        NvmlCollector.Poll first = collector.poll();
+        NvmlCollector.Poll second = nextPoll();
+
+        assertEquals(List.of(new ProcessInfo(4242, 60_129_542_144L, null, null, null),
+                new ProcessInfo(5151, null, null, null, null)), card(second, 0).processes());
+        assertEquals(1, FakeNvml.calls("nvmlDeviceGetGraphicsRunningProcesses_v3", 0), "a missing function is not asked again");
+        assertEquals(List.of(new ProcessInfo(7070, null, null, null, null)), card(second, 1).processes());
+        assertEquals(List.of(new Event(0, T0, UUID_1, "probe_degraded", null, "cannot read processes (compute): "
+                + "nvmlDeviceGetComputeRunningProcesses_v3: NVML_ERROR_NO_PERMISSION (Insufficient Permissions)", null)),
+                first.events());
     }
 
     @Test

@@ -182,6 +182,20 @@ class ScenarioLoaderTest {
     }
 
     @Test
+    void eccUncorrectedMayFailToRemap() {
+        Scenario s = loaded(ScenarioLoader.parse("t.yaml", FLEET + """
+                  - {at: 1s, node: node-0, card: 2, kind: ecc-uncorrected, xid: 64, remapFailure: true}
+                  - {at: 2s, node: node-0, card: 3, kind: ecc-uncorrected}
+                """));
+
+        assertEquals(List.of(new Incident.EccUncorrected(Duration.ofSeconds(1), "node-0", 2, 1, 64, true),
+                new Incident.EccUncorrected(Duration.ofSeconds(2), "node-0", 3, 1, null, false)), s.incidents());
+        ScenarioError e = onlyError(FLEET + "  - {at: 1s, node: node-0, card: 2, kind: ecc-uncorrected, remapFailure: yes}\n");
+        assertEquals("'remapFailure' must be true or false, got 'yes'", e.message());
+        assertEquals(4, e.line());
+    }
+
+    @Test
     void cardOnANodeWideIncidentIsRefused() {
         ScenarioError e = onlyError(FLEET + "  - {at: 1s, node: node-0, card: 2, kind: node-silent, for: 10s}\n");
         assertTrue(e.message().contains("whole node"), e.message());

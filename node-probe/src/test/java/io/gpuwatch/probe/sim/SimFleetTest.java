@@ -281,6 +281,22 @@ class SimFleetTest {
         assertEquals(0, v(card.get(2), Metric.ECC_UNCORRECTED_VOLATILE));
         assertEquals(2, v(card.get(5), Metric.ECC_UNCORRECTED_VOLATILE));
         assertEquals(1, v(card.get(5), Metric.REMAPPED_ROWS_PENDING));
+        assertEquals(0, v(card.get(5), Metric.REMAPPED_ROWS_FAILED));
+    }
+
+    @Test
+    void eccUncorrectedWithARemapFailureLeavesNothingPendingAndTheFailureSet() {
+        Run run = new Run(scenario("  - {at: 3s, node: node-0, card: 1, kind: ecc-uncorrected, xid: 64, remapFailure: true}\n"), 10);
+        List<Event> mine = run.events(e -> run.uuid("node-0", 1).equals(e.uuid()));
+        assertEquals(List.of("ecc_uncorrected", "xid"), mine.stream().map(Event::kind).toList());
+        assertTrue(mine.get(0).text().endsWith("row remapping failed"), mine.get(0).text());
+        List<CardReading> card = run.card("node-0", 1);
+        assertEquals(0, v(card.get(2), Metric.REMAPPED_ROWS_FAILED));
+        assertEquals(1, v(card.get(5), Metric.REMAPPED_ROWS_FAILED));
+        assertEquals(1, v(card.get(9), Metric.REMAPPED_ROWS_FAILED), "the failure stays");
+        assertEquals(0, v(card.get(9), Metric.REMAPPED_ROWS_PENDING));
+        assertEquals(0, v(card.get(9), Metric.REMAPPED_ROWS_UNCORRECTABLE));
+        assertEquals(1, v(card.get(9), Metric.ECC_UNCORRECTED_VOLATILE));
     }
 
     @Test

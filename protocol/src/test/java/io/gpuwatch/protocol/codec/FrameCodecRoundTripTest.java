@@ -146,6 +146,17 @@ class FrameCodecRoundTripTest {
     }
 
     @Test
+    void remapFailureIsAnOptionalFlag() {
+        Sample s = (Sample) ok(json("{'type':'sample','seq':7,'ts':5,'cards':[{'uuid':'GPU-1',"
+                + "'remappedRowsPending':false,'remappedRowsFailed':true},{'uuid':'GPU-2','remappedRowsPending':false}]}"))
+                .frame();
+
+        assertEquals(1, s.cards().get(0).values().get(Metric.REMAPPED_ROWS_FAILED));
+        assertFalse(s.cards().get(1).values().has(Metric.REMAPPED_ROWS_FAILED), "an older producer's frame leaves it absent");
+        assertTrue(codec.encode(s).contains("\"remappedRowsPending\":false,\"remappedRowsFailed\":true}"));
+    }
+
+    @Test
     void unknownFieldsAreIgnoredAtEveryLevel() {
         Decoded.Ok ok = ok(json("{'type':'sample','seq':1,'ts':5,'future':{'deep':[1,{'x':null}]},'cards':["
                 + "{'uuid':'GPU-1','tempC':70,'fanSpeedPercent':'high','processes':[{'pid':9,'cgroup':'/x'}]}]}"));
