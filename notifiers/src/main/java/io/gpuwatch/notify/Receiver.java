@@ -16,4 +16,13 @@ public interface Receiver {
 
     /** Delivers one group of alerts, retrying as the receiver sees fit. */
     Future<Void> send(List<Notification> batch);
+
+    /**
+     * Delivers a batch with the key of this delivery: the same key for a re-send of the same delivery (after a
+     * gateway was killed mid-send and restarted), so a receiver that can carry it lets its target drop the copy.
+     * Receivers whose target has no such notion ignore it; pagers dedupe on their own alert keys.
+     */
+    default Future<Void> send(List<Notification> batch, String deliveryKey) {
+        return send(batch);
+    }
 }

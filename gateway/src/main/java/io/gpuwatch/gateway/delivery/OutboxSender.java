@@ -174,7 +174,9 @@ public final class OutboxSender implements Delivery {
                     return null;
                 });
             }
-            return send(receiver, payload.alerts()).transform(ar -> {
+            String deliveryKey = NotificationLogEntry.hash(List.of(row.receiver(), row.key(), firing, resolved,
+                    Long.toString(row.id())));
+            return send(receiver, payload.alerts(), deliveryKey).transform(ar -> {
                 if (ar.succeeded()) {
                     watch.succeeded(row.receiver(), clock.instant());
                     return store.run(s -> {
@@ -215,11 +217,11 @@ public final class OutboxSender implements Delivery {
         });
     }
 
-    private Future<Void> send(Receiver receiver, List<Notification> alerts) {
+    private Future<Void> send(Receiver receiver, List<Notification> alerts, String deliveryKey) {
         Promise<Void> done = Promise.promise();
         long deadline = vertx.setTimer(settings.sendTimeout().toMillis(), id -> done.tryFail(new TimeoutException(
                 "receiver " + receiver.name() + " did not answer within " + settings.sendTimeout())));
-        receiver.send(alerts).onComplete(ar -> {
+        receiver.send(alerts, deliveryKey).onComplete(ar -> {
             vertx.cancelTimer(deadline);
             if (ar.succeeded()) {
                 done.tryComplete();

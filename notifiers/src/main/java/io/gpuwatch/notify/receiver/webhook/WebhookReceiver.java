@@ -77,6 +77,12 @@ public final class WebhookReceiver implements Receiver {
 
     @Override
     public Future<Void> send(List<Notification> batch) {
+        return send(batch, null);
+    }
+
+    /** Sends the key as an {@code Idempotency-Key} header, the same on every retry and re-send of the delivery. */
+    @Override
+    public Future<Void> send(List<Notification> batch, String deliveryKey) {
         if (batch.isEmpty()) {
             return Future.succeededFuture();
         }
@@ -87,16 +93,19 @@ public final class WebhookReceiver implements Receiver {
             return Future.failedFuture(new DeliveryFailure(name, 0,
                     "could not build the payload: " + e.getClass().getSimpleName(), false));
         }
-        return retrier.run(name, () -> attempt(body));
+        return retrier.run(name, () -> attempt(body, deliveryKey));
     }
 
-    private Future<Outcome> attempt(Buffer body) {
+    private Future<Outcome> attempt(Buffer body, String deliveryKey) {
         HttpRequest<Buffer> request = client.postAbs(config.url())
                 .putHeader("Content-Type", "application/json")
                 .putHeader("User-Agent", "gpuwatch")
                 // The Web Client timeout only fires on inactivity; it frees the connection of a silent server.
                 .timeout(config.timeoutMs());
         config.auth().authorization().ifPresent(value -> request.putHeader("Authorization", value));
+        if (deliveryKey != null) {
+            request.putHeader("Idempotency-Key", deliveryKey);
+        }
         return request.sendBuffer(body)
                 // A server that trickles bytes never trips the inactivity timeout; this deadline bounds the attempt.
                 .timeout(config.timeoutMs(), TimeUnit.MILLISECONDS)

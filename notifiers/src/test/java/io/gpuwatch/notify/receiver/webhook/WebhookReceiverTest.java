@@ -73,6 +73,7 @@ class WebhookReceiverTest {
                     assertEquals("/alerts", got.uri());
                     assertEquals("application/json", got.headers().get("Content-Type"));
                     assertNull(got.headers().get("Authorization"));
+                    assertNull(got.headers().get("Idempotency-Key"), "no key without a delivery to name");
                     assertEquals(new JsonObject("""
                             {
                               "receiver": "ops-webhook",
@@ -110,6 +111,20 @@ class WebhookReceiverTest {
                               "truncatedAlerts": 0
                             }
                             """), got.json());
+                    ctx.completeNow();
+                })));
+    }
+
+    @Test
+    void theDeliveryKeyGoesOutAsIdempotencyKeyOnEveryAttempt(Vertx vertx, VertxTestContext ctx) {
+        Hook hook = Hook.statuses(503, 200);
+        hook.start(vertx)
+                .compose(h -> receiver(vertx, config(h.url("/alerts"), 3), new RecordingPause())
+                        .send(List.of(XID_1), "k-1f3c"))
+                .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+                    assertEquals(2, hook.received.size());
+                    assertEquals("k-1f3c", hook.received.get(0).headers().get("Idempotency-Key"));
+                    assertEquals("k-1f3c", hook.received.get(1).headers().get("Idempotency-Key"));
                     ctx.completeNow();
                 })));
     }
