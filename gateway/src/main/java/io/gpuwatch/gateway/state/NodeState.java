@@ -28,6 +28,8 @@ public final class NodeState implements ScopeView {
     private boolean connected;
     private PooledSeries[] series = new PooledSeries[0];
     private long now;
+    /** The cards as a list for {@code cards where}, rebuilt on first use after the card set changed. */
+    private List<CardState> members;
 
     NodeState(FleetState fleet, String name, EventLog events) {
         this.fleet = fleet;
@@ -86,6 +88,7 @@ public final class NodeState implements ScopeView {
                 card.info(info);
             }
         }
+        members = null;
         cards.values().removeIf(card -> {
             boolean gone = !listed.contains(card.uuid());
             if (gone) {
@@ -102,6 +105,7 @@ public final class NodeState implements ScopeView {
             card = new CardState(this, uuid, info, fleet.newEventLog());
             card.useSeries(fleet.series());
             cards.put(uuid, card);
+            members = null;
         }
         return card;
     }
@@ -210,6 +214,15 @@ public final class NodeState implements ScopeView {
 
     FleetState fleet() {
         return fleet;
+    }
+
+    /** The node's cards, for {@code count(cards where …)} and {@code distinct(cards where …)}. */
+    @Override
+    public List<? extends ScopeView> members() {
+        if (members == null) {
+            members = List.copyOf(cards.values());
+        }
+        return members;
     }
 
     @Override
