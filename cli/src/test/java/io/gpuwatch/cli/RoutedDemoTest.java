@@ -236,9 +236,10 @@ class RoutedDemoTest {
         String tree = Files.readString(Path.of("../examples/alerting/routes.yml"));
         // the demo's ticket incident is over within the shipped 2 minute wait, and a group whose alerts all
         // resolved before it was first sent is rightly dropped, so tickets wait as long as pages here
-        String ticketWait = "receiver: ticketing\n      group_wait: 2m";
+        String ticketWait = "receiver: ticketing\n      group_by: [alertname, node, task]\n      group_wait: 2m";
         assertTrue(tree.contains(ticketWait), tree);
-        tree = tree.replace(ticketWait, "receiver: ticketing\n      group_wait: 10s");
+        tree = tree.replace(ticketWait, "receiver: ticketing\n      group_by: [alertname, node, task]\n"
+                + "      group_wait: 10s");
         AlertingLoad load = alerting(tree.substring(tree.indexOf("route:")));
         long[] now = {T0};
         InstantSource clock = () -> Instant.ofEpochMilli(now[0]);
@@ -260,8 +261,9 @@ class RoutedDemoTest {
         for (String node : sim.nodes()) {
             fleet.hello(sim.hello(node), T0);
         }
-        // past the longest group interval after the script's end, so every resolution has gone out
-        long endSec = demo.duration().toSeconds() + DemoCommand.DEFAULT_LINGER.toSeconds() + 600;
+        // past the half hour an application XID's ticket stays open and the longest group interval after it,
+        // so every resolution has gone out
+        long endSec = demo.duration().toSeconds() + DemoCommand.DEFAULT_LINGER.toSeconds() + 2400;
         for (long s = 0; s <= endSec; s++) {
             now[0] = T0 + s * 1000;
             long at = now[0];
