@@ -254,8 +254,10 @@ class RoutedDemoTest {
         FleetState fleet = new FleetState();
         MemoryLedger ledger = new MemoryLedger(1000, "http://demo");
         Map<String, String> severityOf = new LinkedHashMap<>();
+        Map<String, String> nameOf = new LinkedHashMap<>();
         Evaluator evaluator = new Evaluator(fleet, rules.ruleSet(), t -> ledger.apply(t, n -> {
             severityOf.put(n.fingerprint(), n.labels().getOrDefault("severity", ""));
+            nameOf.put(n.fingerprint(), n.labels().get("alertname"));
             dispatcher.dispatch(n);
         }));
         for (String node : sim.nodes()) {
@@ -303,20 +305,18 @@ class RoutedDemoTest {
             actions.computeIfAbsent(e.getString("dedup_key"), k -> new ArrayList<>()).add(e.getString("event_action"));
         }
         Map<String, List<String>> expected = new TreeMap<>();
-        pages.forEach(fp -> expected.put(fp, List.of("trigger", "resolve")));
-        assertEquals(expected, actions, "one trigger and one resolve per paging incident, nothing else paged");
+        // the card that fell off the bus never reports again in the demo, so its page stays open
+        pages.forEach(fp -> expected.put(fp, "xid-fallen-off-bus".equals(nameOf.get(fp))
+                ? List.of("trigger") : List.of("trigger", "resolve")));
+        assertEquals(expected, actions, "one trigger and one resolve per paging incident (the lost card's page stays "
+                + "open), nothing else paged");
 
         String chat = String.join("\n", slack);
         for (String fp : pages) {
-            assertTrue(slack.size() >= 1 && chat.contains(alertname(ledger, fp)), "chat saw the page " + fp);
+            assertTrue(slack.size() >= 1 && chat.contains(nameOf.get(fp)), "chat saw the page " + fp);
         }
         assertEquals(tickets.size(), jiraIssues.size(), "one ticket per ticket incident: " + jiraIssues.keySet());
         assertEquals(jiraIssues.keySet(), jiraDone, "every ticket closed once its alert resolved");
-    }
-
-    private static String alertname(MemoryLedger ledger, String fingerprint) {
-        return ledger.history().stream().filter(a -> a.fingerprint().equals(fingerprint)).findFirst()
-                .map(a -> a.labels().get("alertname")).orElse(fingerprint);
     }
 
     @Test

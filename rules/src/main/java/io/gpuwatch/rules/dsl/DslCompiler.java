@@ -42,7 +42,7 @@ public final class DslCompiler {
     private static final int MAX_CONSECUTIVE = 1_000_000;
     private static final List<String> LABELS = List.of("node", "task", "owner", "business");
     private static final List<String> CARD_LABELS = List.of("uuid", "name", "index");
-    private static final List<String> BUILTINS = List.of("allocated", "silentFor");
+    private static final List<String> BUILTINS = List.of("allocated", "silentFor", "lostCards");
     private static final List<String> BASELINE_ACCESSORS = List.of("mean", "std", "upper", "lower", "zscore");
     private static final String BASELINE_NEEDS = "needs .mean, .std, .upper(k), .lower(k) or .zscore";
     private static final Pattern EVENT_KIND = Pattern.compile("[a-z][a-z0-9_]*");
@@ -233,6 +233,14 @@ public final class DslCompiler {
             case "silentFor":
                 w.sampled = true;
                 return new Out(Type.NUMBER, "silentFor()", (Node.Num) EvalContext::silentFor, name, n.pos()).ranged(Range.NON_NEGATIVE);
+            case "lostCards":
+                if (scope != ScopeKind.NODE) {
+                    throw new DslException(n.pos(), "`lostCards` counts the cards a node no longer lists, so it needs "
+                            + "node scope, not " + scope.key());
+                }
+                w.sampled = true;
+                return new Out(Type.NUMBER, "lostCards()", (Node.Num) EvalContext::lostCards, name, n.pos())
+                        .ranged(Range.NON_NEGATIVE);
             case "card":
                 throw new DslException(n.pos(), "`card` needs a label: card.uuid, card.name or card.index");
             case "labels":

@@ -159,6 +159,10 @@ public final class EvalContext {
         return view.allocated();
     }
 
+    public double lostCards() {
+        return view.lostCards();
+    }
+
     public double silentFor() {
         return view.silentForMs();
     }

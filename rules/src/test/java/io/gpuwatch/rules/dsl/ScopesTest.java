@@ -70,6 +70,9 @@ class ScopesTest {
     void cardsWhereIsCheckedAsACardCondition() {
         assertEquals(List.of("s.yml:7:17: error: `count(cards where …)` reads the cards of a node, task or business, "
                 + "so it needs node, task or business scope, not card"), errors("card", "count(cards where gpuUtil < 5) > 0"));
+        assertEquals(List.of("s.yml:7:11: error: `lostCards` counts the cards a node no longer lists, so it needs "
+                + "node scope, not card"), errors("card", "lostCards > 0"));
+        assertEquals(List.of(), errors("node", "lostCards > 0"));
         assertEquals(List.of("s.yml:7:20: error: `distinct(cards where …)` reads the cards of a node, task or "
                 + "business, so it needs node, task or business scope, not queue"),
                 errors("queue", "distinct(cards where gpuUtil < 5) != ''"));
