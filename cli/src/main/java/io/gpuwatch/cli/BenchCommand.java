@@ -273,7 +273,7 @@ final class BenchCommand implements Runnable {
                 return true;
             }
             List<XidSent> sent = load.xids();
-            return sent.size() == load.plan().xidAtMs().size() && sent.stream().allMatch(x -> pages.firstFiring(x.uuid()) != null);
+            return sent.size() == load.plan().xidAtMs().size() && sent.stream().allMatch(x -> pages.firstFiring(x) != null);
         }
 
         private static String progress(LoadStats s, LoadStats before, long elapsedMs, long windowMs) {
@@ -332,7 +332,7 @@ final class BenchCommand implements Runnable {
             JsonArray sent = new JsonArray();
             Map<String, Long> arrivals = pages == null ? Map.of() : pages.firstFirings();
             for (XidSent x : xids) {
-                Long at = arrivals.get(x.uuid());
+                Long at = PageReceiver.covering(arrivals, x);
                 sent.add(new JsonObject().put("node", x.node()).put("card", x.card()).put("uuid", x.uuid())
                         .put("seq", x.seq()).put("sentAtMs", x.sentAtMs()).put("pagedAtMs", at)
                         .put("latencyMs", at == null ? null : at - x.sentAtMs()));

@@ -116,7 +116,7 @@ class ClusterFailoverTest {
                 "the probe on a surviving gateway (it left " + owner + ")");
         long movedMs = System.currentTimeMillis() - killedAt;
         waitFor(() -> probe.stats().ackedSeq() >= probe.stats().lastSeq(), 10_000, "the replay acked by the survivor");
-        waitFor(() -> pages("xid-nvlink-error") >= 1, 15_000, "the page of the incident that began during the failover");
+        waitFor(() -> pages("nvlink-link-down") >= 1, 15_000, "the page of the incident that began during the failover");
         // nothing marks "will not page again"; watching the webhook a while longer is the check
         Thread.sleep(3000);
 
@@ -124,7 +124,7 @@ class ClusterFailoverTest {
         assertTrue(movedMs <= 10_000, "moved in " + movedMs + " ms");
         assertEquals(1, pages("xid-fallen-off-bus"), "the incident paged before the kill is not paged again: "
                 + arrivals);
-        assertEquals(1, pages("xid-nvlink-error"), "the incident begun during the failover is paged once: " + arrivals);
+        assertEquals(1, pages("nvlink-link-down"), "the incident begun during the failover is paged once: " + arrivals);
         // taken over, not fired anew: the survivor's alert began when the dead gateway's did
         JsonObject taken = live(ports[indexOf(ports, probe.gateway())], "xid-fallen-off-bus");
         assertEquals(Instant.parse(firstPage("xid-fallen-off-bus").getString("startsAt")).toEpochMilli(),

@@ -32,7 +32,7 @@ class ConfigCommandTest {
                 {} -> chat  group_by [alertname, node] wait 30s interval 5m repeat 4h
                   {severity="page"} -> paging (continue)  group_by [alertname, node] wait 10s interval 1m repeat 4h
                   {severity="page"} -> chat  group_by [alertname, node] wait 10s interval 1m repeat 4h
-                  {severity="ticket"} -> ticketing  group_by [alertname, node] wait 2m interval 5m repeat 1d
+                  {severity="ticket"} -> ticketing  group_by [alertname, node, task] wait 2m interval 5m repeat 1d
                   {severity=~"notice|inspect"} -> digest  group_by [] wait 15m interval 1d repeat 1d
                 test {severity="page", node="n1"} -> paging (route.routes[0]), chat (route.routes[1])
                 5 routes, 0 owners, 0 time intervals, 2 inhibit rules OK

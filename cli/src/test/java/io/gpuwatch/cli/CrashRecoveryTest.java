@@ -100,7 +100,7 @@ class CrashRecoveryTest {
                 new JsonObject().put("by", "ana").put("comment", "swapping the card"));
         assertEquals(200, acked.statusCode(), acked.body());
         HttpResponse<String> silenced = post(port, "/api/v1/silences", new JsonObject()
-                .put("matchers", new JsonArray().add("alertname=\"xid-nvlink-error\"").add("node=\"gpu-0\""))
+                .put("matchers", new JsonArray().add("alertname=\"nvlink-link-down\"").add("node=\"gpu-0\""))
                 .put("endsAt", "2099-01-01T00:00:00Z").put("createdBy", "ana").put("comment", "NVLink rework"));
         assertEquals(201, silenced.statusCode(), silenced.body());
         String silence = new JsonObject(silenced.body()).getString("id");
@@ -115,7 +115,7 @@ class CrashRecoveryTest {
         JsonObject alert = live.getJsonObject(0);
         assertEquals("xid-fallen-off-bus", alert.getString("rule"));
         assertEquals("firing", alert.getString("state"));
-        assertEquals(uuid, alert.getJsonObject("labels").getString("uuid"));
+        assertEquals("gpu-0", alert.getJsonObject("labels").getString("node"), "a node alert for card " + uuid);
         assertEquals("ana", alert.getJsonObject("acked").getString("by"), "the acknowledgement survives the kill");
         JsonArray silences = new JsonObject(get(port, "/api/v1/silences").body()).getJsonArray("silences");
         assertEquals(1, silences.size(), silences.encodePrettily());
@@ -138,9 +138,9 @@ class CrashRecoveryTest {
         String other = fleet.hello(probe.node()).cards().get(1).uuid();
         probe.send(new Event(0, System.currentTimeMillis(), other, "xid", 74, "NVLink error", null));
         probe.send(new Event(0, System.currentTimeMillis(), other, "xid", 61, "PMU halt", null));
-        waitFor(() -> arrivals.stream().anyMatch(a -> a.acceptedFiringPage() && a.about("xid-pmu-halt")), 10_000,
+        waitFor(() -> arrivals.stream().anyMatch(a -> a.acceptedFiringPage() && a.about("xid-reset-gpu")), 10_000,
                 "the page of the unsilenced PMU halt");
-        assertTrue(arrivals.stream().noneMatch(a -> a.about("xid-nvlink-error")),
+        assertTrue(arrivals.stream().noneMatch(a -> a.about("nvlink-link-down")),
                 "the silence made before the kill still mutes: " + arrivals);
         await(probe.close());
     }

@@ -30,7 +30,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The demo's script through the example pack and the delivery of a gateway without a routing file (the
  * built-in inhibitions included) on a stepped clock, no sockets: what `./gpuwatch demo` prints, decided in a
- * second. Each incident pages once and resolves once, 12 notifications in all; nothing else makes a sound.
+ * second. Each incident notifies once and resolves once, except the two that are still open when the demo ends
+ * (the card that fell off the bus stays lost; the application fault's ticket stays open for half an hour),
+ * 10 notifications in all; the idle notebook is too short to report, and nothing else makes a sound.
  */
 class DemoScenarioTest {
     private static final long T0 = 1_764_700_000_000L;
@@ -44,7 +46,7 @@ class DemoScenarioTest {
     }
 
     @Test
-    void everyIncidentPagesOnceAndResolvesOnceAndQuietCardsStayQuiet() {
+    void everyIncidentNotifiesOnceAndResolvesOnceUnlessStillOpenAndQuietCardsStayQuiet() {
         RuleLoad rules = RuleSet.load(List.of(Path.of("../examples/rules")));
         assertTrue(rules.ok(), rules.diagnostics().toString());
         ScenarioLoad load = ScenarioLoader.load(Path.of("../examples/scenarios/demo.yaml"));
@@ -97,17 +99,23 @@ class DemoScenarioTest {
         for (Sent s : sent) {
             byAlert.computeIfAbsent(s.n().labels().get("alertname") + " " + s.n().fingerprint(), k -> new ArrayList<>()).add(s);
         }
-        assertEquals(List.of("idle-but-allocated", "thermal-throttling-under-load", "xid-fallen-off-bus",
+        assertEquals(List.of("xid-application-fault", "thermal-throttling-under-load", "xid-fallen-off-bus",
                         "node-xid-burst", "memory-climb-with-oom", "node-silent").stream().sorted().toList(),
                 byAlert.keySet().stream().map(k -> k.split(" ")[0]).sorted().toList(),
                 "one alert per incident, none for quiet cards: " + sent);
-        assertEquals(12, sent.size(), "6 incidents, each one page and one resolution: " + sent);
-        assertEquals(12, dispatcher.sent());
+        assertEquals(10, sent.size(), "6 incidents, each one notification and one resolution but two still open: "
+                + sent);
+        assertEquals(10, dispatcher.sent());
+        List<String> stillOpen = List.of("xid-fallen-off-bus", "xid-application-fault");
         for (List<Sent> episode : byAlert.values()) {
-            assertEquals(2, episode.size(), "one page and one resolution: " + episode);
+            boolean open = stillOpen.contains(episode.get(0).n().labels().get("alertname"));
+            assertEquals(open ? 1 : 2, episode.size(), "one notification and one resolution unless still open: "
+                    + episode);
             assertEquals(Notification.Status.FIRING, episode.get(0).n().status());
-            assertEquals(Notification.Status.RESOLVED, episode.get(1).n().status());
-            assertTrue(episode.get(0).atSec() <= 120, "paged within two minutes of the start: " + episode);
+            if (!open) {
+                assertEquals(Notification.Status.RESOLVED, episode.get(1).n().status());
+            }
+            assertTrue(episode.get(0).atSec() <= 120, "notified within two minutes of the start: " + episode);
         }
         System.out.println("demo timeline: " + sent);
     }

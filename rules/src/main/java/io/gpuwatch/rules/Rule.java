@@ -26,12 +26,14 @@ public final class Rule {
     private final int whenLine;
     private final int whenColumn;
     private final Expression when;
+    /** Keeps a firing alert open while it holds (a fault not yet shown recovered); null when the rule has none. */
+    private final Expression keepFiringWhile;
     private final Template summary;
     private final Template description;
 
     Rule(String name, String group, Layer layer, ScopeKind scope, Severity severity, long forMs,
          long keepFiringForMs, Map<String, String> labels, String runbook, String file, int line, int whenLine,
-         int whenColumn, Expression when, Template summary, Template description) {
+         int whenColumn, Expression when, Expression keepFiringWhile, Template summary, Template description) {
         this.name = name;
         this.group = group;
         this.layer = layer;
@@ -46,6 +48,7 @@ public final class Rule {
         this.whenLine = whenLine;
         this.whenColumn = whenColumn;
         this.when = when;
+        this.keepFiringWhile = keepFiringWhile;
         this.summary = summary;
         this.description = description;
     }
@@ -115,6 +118,26 @@ public final class Rule {
             return when.test(v);
         } catch (RuntimeException e) {
             throw new RuleEvaluationException(this, "when", e);
+        }
+    }
+
+    /** The {@code keep_firing_while} condition in canonical form, or null when the rule has none. */
+    public String keepFiringWhile() {
+        return keepFiringWhile == null ? null : keepFiringWhile.canonical();
+    }
+
+    /**
+     * Whether {@code keep_firing_while} holds for the view: a firing alert whose {@code when} turned false stays
+     * firing while it does. False for a rule without one.
+     */
+    public boolean keepsFiring(ScopeView v) {
+        if (keepFiringWhile == null) {
+            return false;
+        }
+        try {
+            return keepFiringWhile.test(v);
+        } catch (RuntimeException e) {
+            throw new RuleEvaluationException(this, "keep_firing_while", e);
         }
     }
 

@@ -37,7 +37,7 @@ final class RuleFileReader {
     private static final Pattern LABEL_KEY = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final List<String> FILE_KEYS = List.of("group", "layer", "scope", "severity", "labels", "rules");
     private static final List<String> RULE_KEYS = List.of("name", "when", "severity", "layer", "scope", "for",
-            "keep_firing_for", "labels", "summary", "description", "runbook");
+            "keep_firing_for", "keep_firing_while", "labels", "summary", "description", "runbook");
     private static final Set<String> RESERVED_LABELS =
             Set.of("alertname", "severity", "layer", "node", "uuid", "task", "business", "queue");
 
@@ -176,6 +176,7 @@ final class RuleFileReader {
                     when = condition(compiler, w);
                 }
             }
+            Expression keepWhile = keepFiringWhile(compiler, keys.get("keep_firing_while"));
             Template summary = template(compiler, keys.get("summary"));
             Template description = template(compiler, keys.get("description"));
             String runbook = "";
@@ -199,9 +200,34 @@ final class RuleFileReader {
             }
             SourceText.Position at = SourceText.of(node);
             Rule rule = new Rule(name, defaults.group(), layer, scope, severity, forMs, keepMs, labels, runbook,
-                    file, at.line(), whenAt.line(), whenAt.column(), when, summary, description);
+                    file, at.line(), whenAt.line(), whenAt.column(), when, keepWhile, summary, description);
             rules.add(rule);
             byName.put(name, rule);
+        }
+
+        /**
+         * {@code keep_firing_while}: a condition that keeps a firing alert open while it holds, whatever {@code when}
+         * says; null when absent. Evaluated only while firing, so it cannot count runs ({@code consecutive}).
+         */
+        private Expression keepFiringWhile(DslCompiler compiler, NodeTuple entry) {
+            if (entry == null) {
+                return null;
+            }
+            ScalarNode k = text(entry.getValueNode(), "`keep_firing_while`");
+            if (k == null || isNull(k)) {
+                if (k != null) {
+                    error(k, "`keep_firing_while` is empty: leave it out, or give the condition that keeps the "
+                            + "alert open");
+                }
+                return null;
+            }
+            Expression e = condition(compiler, k);
+            if (e != null && e.streaks() > 0) {
+                error(k, "`consecutive` can only be used in `when`: `keep_firing_while` is evaluated only while "
+                        + "the alert fires");
+                return null;
+            }
+            return e;
         }
 
         private Expression condition(DslCompiler compiler, ScalarNode w) {

@@ -135,7 +135,7 @@ class RuleFileTest {
         assertEquals(List.of(
                 "f.yml:3:1: error: unknown top-level key `colour` (group, layer, scope, severity, labels, rules)",
                 "f.yml:1:8: error: group name `Bad_Group` must be lower-case letters, digits and `-`",
-                "f.yml:8:5: error: unknown rule key `whn` (name, when, severity, layer, scope, for, keep_firing_for, "
+                "f.yml:8:5: error: unknown rule key `whn` (name, when, severity, layer, scope, for, keep_firing_for, keep_firing_while, "
                         + "labels, summary, description, runbook)",
                 "f.yml:6:15: error: unknown severity `urgent` (page, ticket, notice, inspect)",
                 "f.yml:11:12: error: unknown scope `cluster` (card, node, task, business, queue)",

@@ -21,6 +21,7 @@ final class DefaultRoutes {
                   group_interval: 1m
                 - matchers: ['severity="ticket"']
                   receiver: ticketing
+                  group_by: [alertname, node, task]
                   group_wait: 2m
                   repeat_interval: 24h
                 - matchers: ['severity=~"notice|inspect"']

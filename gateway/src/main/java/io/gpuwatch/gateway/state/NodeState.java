@@ -11,9 +11,12 @@ import io.gpuwatch.rules.scope.ScopeView;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 
 /** One node: its cards, its node-wide events and when it last spoke; read by node-scope rules. */
 public final class NodeState implements ScopeView {
@@ -28,6 +31,10 @@ public final class NodeState implements ScopeView {
     private boolean connected;
     private PooledSeries[] series = new PooledSeries[0];
     private long now;
+    /** Cards a hello of this boot listed and a later one no longer does, by uuid. */
+    private final Set<String> lost = new HashSet<>();
+    /** The cards as a list for {@code cards where}, rebuilt on first use after the card set changed. */
+    private List<CardState> members;
 
     NodeState(FleetState fleet, String name, EventLog events) {
         this.fleet = fleet;
@@ -72,6 +79,9 @@ public final class NodeState implements ScopeView {
 
     /** Takes a hello: the node's labels and card list; cards it no longer lists are dropped. */
     void hello(Hello hello, long at) {
+        if (!Objects.equals(bootId, hello.bootId())) {
+            lost.clear();
+        }
         this.bootId = hello.bootId();
         this.labels = hello.labels();
         this.lastFrameAt = at;
@@ -79,6 +89,7 @@ public final class NodeState implements ScopeView {
         List<String> listed = new ArrayList<>();
         for (CardInfo info : hello.cards()) {
             listed.add(info.uuid());
+            lost.remove(info.uuid());
             CardState card = cards.get(info.uuid());
             if (card == null) {
                 cardFor(info.uuid(), info);
@@ -86,9 +97,11 @@ public final class NodeState implements ScopeView {
                 card.info(info);
             }
         }
+        members = null;
         cards.values().removeIf(card -> {
             boolean gone = !listed.contains(card.uuid());
             if (gone) {
+                lost.add(card.uuid());
                 card.dropped();
             }
             return gone;
@@ -102,6 +115,7 @@ public final class NodeState implements ScopeView {
             card = new CardState(this, uuid, info, fleet.newEventLog());
             card.useSeries(fleet.series());
             cards.put(uuid, card);
+            members = null;
         }
         return card;
     }
@@ -210,6 +224,20 @@ public final class NodeState implements ScopeView {
 
     FleetState fleet() {
         return fleet;
+    }
+
+    @Override
+    public int lostCards() {
+        return lost.size();
+    }
+
+    /** The node's cards, for {@code count(cards where …)} and {@code distinct(cards where …)}. */
+    @Override
+    public List<? extends ScopeView> members() {
+        if (members == null) {
+            members = List.copyOf(cards.values());
+        }
+        return members;
     }
 
     @Override

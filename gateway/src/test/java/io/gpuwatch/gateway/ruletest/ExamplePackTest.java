@@ -58,6 +58,30 @@ class ExamplePackTest {
         assertEquals(rules, tested);
     }
 
+    @Test
+    void everyRuleOfThePackHasARunbookEntryAndItsLinkLeadsThere() throws IOException {
+        RuleLoad load = RuleSet.load(List.of(PACK));
+        assertTrue(load.ok(), load.diagnostics().toString());
+        Set<String> entries = new TreeSet<>();
+        for (String line : Files.readAllLines(Path.of("../docs/runbooks.md"))) {
+            if (line.startsWith("## ")) {
+                entries.add(line.substring(3).strip());
+            }
+        }
+        List<String> missing = new ArrayList<>();
+        for (Rule r : load.ruleSet().rules()) {
+            if (!entries.contains(r.name())) {
+                missing.add(r.name() + " has no entry in docs/runbooks.md");
+            }
+            String runbook = r.runbook();
+            if (runbook != null && runbook.startsWith("docs/runbooks.md#")
+                    && !entries.contains(runbook.substring("docs/runbooks.md#".length()))) {
+                missing.add(r.name() + " links to " + runbook + ", which has no entry");
+            }
+        }
+        assertEquals(List.of(), missing);
+    }
+
     private static List<Path> testFiles() throws IOException {
         try (Stream<Path> s = Files.list(PACK.resolve("tests"))) {
             List<Path> files = s.filter(p -> p.toString().endsWith(".yml")).sorted().toList();

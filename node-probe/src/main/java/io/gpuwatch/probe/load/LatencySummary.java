@@ -21,7 +21,7 @@ public record LatencySummary(int sent, int paged, List<XidSent> missing, long mi
         List<Long> latencies = new ArrayList<>();
         List<XidSent> missing = new ArrayList<>();
         for (XidSent x : sent) {
-            Long at = firstFiring.get(x.uuid());
+            Long at = PageReceiver.covering(firstFiring, x);
             if (at == null) {
                 missing.add(x);
             } else {

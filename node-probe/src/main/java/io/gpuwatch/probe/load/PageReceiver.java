@@ -23,6 +23,8 @@ public final class PageReceiver {
     private static final String WARM_UP_UUID = "gpuwatch-warm-up";
     private final Vertx vertx;
     private final LongSupplier clock;
+    /** The key of a node alert's arrival in {@link #firstFirings()}, before the node's name. */
+    private static final String NODE_KEY = "node/";
     private final Map<String, Long> firstFiring = new ConcurrentHashMap<>();
     private final AtomicLong posts = new AtomicLong();
     private final AtomicLong unreadable = new AtomicLong();
@@ -71,9 +73,15 @@ public final class PageReceiver {
                 .transform(ar -> client.close().transform(c -> Future.succeededFuture(port)));
     }
 
-    /** Epoch ms the first firing alert labelled with this uuid arrived, or null. */
-    public Long firstFiring(String uuid) {
-        return firstFiring.get(uuid);
+    /** Epoch ms the first firing alert covering this XID arrived (its card's, or its node's), or null. */
+    public Long firstFiring(XidSent x) {
+        return covering(firstFiring, x);
+    }
+
+    /** In {@link #firstFirings()}: the first firing page covering {@code x}, its card's or its node's, or null. */
+    public static Long covering(Map<String, Long> firstFirings, XidSent x) {
+        Long card = firstFirings.get(x.uuid());
+        return card != null ? card : firstFirings.get(NODE_KEY + x.node());
     }
 
     /** First firing arrival per uuid, as it is now. */
@@ -106,11 +114,13 @@ public final class PageReceiver {
         }
         String groupStatus = payload.getValue("status") instanceof String s ? s : null;
         for (Object o : alerts) {
-            if (o instanceof JsonObject alert && alert.getValue("labels") instanceof JsonObject labels
-                    && labels.getValue("uuid") instanceof String uuid) {
+            if (o instanceof JsonObject alert && alert.getValue("labels") instanceof JsonObject labels) {
+                // a card alert names its uuid; a node alert (one page for the node's cards) only its node
+                String key = labels.getValue("uuid") instanceof String uuid ? uuid
+                        : labels.getValue("node") instanceof String node ? NODE_KEY + node : null;
                 Object status = alert.getValue("status");
-                if ("firing".equals(status instanceof String s ? s : groupStatus)) {
-                    firstFiring.putIfAbsent(uuid, at);
+                if (key != null && "firing".equals(status instanceof String s ? s : groupStatus)) {
+                    firstFiring.putIfAbsent(key, at);
                 }
             }
         }

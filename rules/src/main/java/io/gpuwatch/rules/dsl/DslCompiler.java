@@ -42,7 +42,7 @@ public final class DslCompiler {
     private static final int MAX_CONSECUTIVE = 1_000_000;
     private static final List<String> LABELS = List.of("node", "task", "owner", "business");
     private static final List<String> CARD_LABELS = List.of("uuid", "name", "index");
-    private static final List<String> BUILTINS = List.of("allocated", "silentFor");
+    private static final List<String> BUILTINS = List.of("allocated", "silentFor", "lostCards");
     private static final List<String> BASELINE_ACCESSORS = List.of("mean", "std", "upper", "lower", "zscore");
     private static final String BASELINE_NEEDS = "needs .mean, .std, .upper(k), .lower(k) or .zscore";
     private static final Pattern EVENT_KIND = Pattern.compile("[a-z][a-z0-9_]*");
@@ -181,7 +181,7 @@ public final class DslCompiler {
             return path(path);
         }
         if (s instanceof Syntax.CardsWhere cw) {
-            throw new DslException(cw.pos(), "`cards where …` can only be the argument of count(), e.g. "
+            throw new DslException(cw.pos(), "`cards where …` can only be the argument of count() or distinct(), e.g. "
                     + "count(cards where gpuUtil < 5) > 0");
         }
         if (s instanceof Syntax.Unary u) {
@@ -233,6 +233,14 @@ public final class DslCompiler {
             case "silentFor":
                 w.sampled = true;
                 return new Out(Type.NUMBER, "silentFor()", (Node.Num) EvalContext::silentFor, name, n.pos()).ranged(Range.NON_NEGATIVE);
+            case "lostCards":
+                if (scope != ScopeKind.NODE) {
+                    throw new DslException(n.pos(), "`lostCards` counts the cards a node no longer lists, so it needs "
+                            + "node scope, not " + scope.key());
+                }
+                w.sampled = true;
+                return new Out(Type.NUMBER, "lostCards()", (Node.Num) EvalContext::lostCards, name, n.pos())
+                        .ranged(Range.NON_NEGATIVE);
             case "card":
                 throw new DslException(n.pos(), "`card` needs a label: card.uuid, card.name or card.index");
             case "labels":
@@ -536,7 +544,7 @@ public final class DslCompiler {
     private Out windowFunction(Syntax.Call c, Walk w) throws DslException {
         String f = c.name();
         if (f.equals("count") && c.args().size() == 1 && c.args().get(0) instanceof Syntax.CardsWhere cw) {
-            return cardsWhere(cw, w);
+            return cardsWhere(cw, w, false);
         }
         arity(c, 2, f.equals("count") ? "metric or events(…), window" : "metric, window");
         Syntax first = c.args().get(0);
@@ -864,19 +872,21 @@ public final class DslCompiler {
     }
 
     /**
-     * {@code count(cards where cond)}: {@code cond} is a card-scope condition, evaluated on each member card of the
-     * task or business at the evaluation time.
+     * {@code count(cards where cond)} and {@code distinct(cards where cond)}: {@code cond} is a card-scope condition,
+     * evaluated on each member card of the node, task or business at the evaluation time; {@code count} counts
+     * the cards for which it holds, {@code distinct} lists their indexes (for templates).
      */
-    private Out cardsWhere(Syntax.CardsWhere cw, Walk w) throws DslException {
-        if (scope != ScopeKind.TASK && scope != ScopeKind.BUSINESS) {
-            throw new DslException(cw.pos(), "`count(cards where …)` counts the cards of a task or business, so it "
-                    + "needs task or business scope, not " + scope.key());
+    private Out cardsWhere(Syntax.CardsWhere cw, Walk w, boolean list) throws DslException {
+        String f = list ? "distinct" : "count";
+        if (scope != ScopeKind.NODE && scope != ScopeKind.TASK && scope != ScopeKind.BUSINESS) {
+            throw new DslException(cw.pos(), "`" + f + "(cards where …)` reads the cards of a node, task or business, "
+                    + "so it needs node, task or business scope, not " + scope.key());
         }
         Walk inner = w.nested("`consecutive` cannot be used inside `cards where`, which is evaluated per card");
         Out cond = new DslCompiler(ScopeKind.CARD, catalog).compile(cw.condition(), inner);
         if (cond.type != Type.BOOLEAN) {
             throw new DslException(cond.pos, "`cards where` needs a condition (true/false), e.g. "
-                    + "count(cards where gpuUtil < 5), but this is " + cond.type.words());
+                    + f + "(cards where gpuUtil < 5), but this is " + cond.type.words());
         }
         w.absorb(inner);
         int k = w.memberCanons.indexOf(cond.canon);
@@ -886,7 +896,12 @@ public final class DslCompiler {
             w.memberCanons.add(cond.canon);
         }
         int member = k;
-        return new Out(Type.NUMBER, "countMembers(" + k + ")", (Node.Num) ctx -> ctx.countMembers(member), "count(cards where " + cond.canon + ")", cw.pos())
+        String canon = f + "(cards where " + cond.canon + ")";
+        if (list) {
+            return new Out(Type.STRING, "listMembers(" + k + ")", (Node.Text) ctx -> ctx.listMembers(member), canon,
+                    cw.pos());
+        }
+        return new Out(Type.NUMBER, "countMembers(" + k + ")", (Node.Num) ctx -> ctx.countMembers(member), canon, cw.pos())
                 .ranged(Range.NON_NEGATIVE);
     }
 
@@ -961,6 +976,9 @@ public final class DslCompiler {
     }
 
     private Out distinct(Syntax.Call c, Walk w) throws DslException {
+        if (c.args().size() == 1 && c.args().get(0) instanceof Syntax.CardsWhere cw) {
+            return cardsWhere(cw, w, true);
+        }
         arity(c, 2, "events(…), window");
         if (c.args().get(0) instanceof Syntax.Call inner && inner.name().equals("events")) {
             return events(c, inner, w, true);

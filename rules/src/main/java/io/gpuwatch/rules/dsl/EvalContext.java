@@ -130,6 +130,22 @@ public final class EvalContext {
         return n;
     }
 
+    /**
+     * The indexes of the member cards that satisfy card condition {@code k} now, comma-separated in member order
+     * (a card without an index by its uuid); empty when none does.
+     */
+    public String listMembers(int k) {
+        Expression cond = members.get(k);
+        StringBuilder out = new StringBuilder();
+        for (ScopeView card : view.members()) {
+            if (cond.test(card)) {
+                String index = card.label("card.index");
+                out.append(out.isEmpty() ? "" : ", ").append(index != null ? index : card.label("card.uuid"));
+            }
+        }
+        return out.toString();
+    }
+
     /** {@code stat} is a {@link BaselineStat} ordinal. */
     public double baseline(int id, int stat, double k) {
         return view.baseline(id, BaselineStat.of(stat), k);
@@ -141,6 +157,10 @@ public final class EvalContext {
 
     public boolean allocated() {
         return view.allocated();
+    }
+
+    public double lostCards() {
+        return view.lostCards();
     }
 
     public double silentFor() {

@@ -210,6 +210,15 @@ public final class RuleEngine {
         if (!holds && now < slot.heldUntil && slot.state == AlertState.FIRING) {
             holds = true;
         }
+        // a fault stays open until the card shows it recovered, not when its event ages out of the window
+        if (!holds && slot.state == AlertState.FIRING) {
+            try {
+                holds = rule.keepsFiring(view);
+            } catch (RuleEvaluationException e) {
+                errors.put(rule.name(), rule.runtimeError("rule `" + rule.name() + "` on " + instanceKey + ": "
+                        + e.reason()));
+            }
+        }
         if (slot.state == AlertState.PENDING && !penalties.isEmpty()) {
             Penalty p = penalties.get(rule.name());
             // the rule saw nothing while it was disabled: its `for` counts again from now, or a pending alert

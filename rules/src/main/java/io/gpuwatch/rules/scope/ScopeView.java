@@ -70,6 +70,14 @@ public interface ScopeView {
     }
 
     /**
+     * Node scope: how many cards the node's hello listed since it booted and lists no longer (a card that fell
+     * off the bus and vanished from the driver's list); 0 for the other scopes and once the cards are back.
+     */
+    default int lostCards() {
+        return 0;
+    }
+
+    /**
      * The member cards of a task or business now, each ready to be read at {@link #now()}, for
      * {@code count(cards where …)}; empty for the other scopes.
      */

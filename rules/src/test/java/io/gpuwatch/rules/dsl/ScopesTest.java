@@ -68,13 +68,19 @@ class ScopesTest {
 
     @Test
     void cardsWhereIsCheckedAsACardCondition() {
-        assertEquals(List.of("s.yml:7:17: error: `count(cards where …)` counts the cards of a task or business, so "
-                + "it needs task or business scope, not node"), errors("node", "count(cards where gpuUtil < 5) > 0"));
+        assertEquals(List.of("s.yml:7:17: error: `count(cards where …)` reads the cards of a node, task or business, "
+                + "so it needs node, task or business scope, not card"), errors("card", "count(cards where gpuUtil < 5) > 0"));
+        assertEquals(List.of("s.yml:7:11: error: `lostCards` counts the cards a node no longer lists, so it needs "
+                + "node scope, not card"), errors("card", "lostCards > 0"));
+        assertEquals(List.of(), errors("node", "lostCards > 0"));
+        assertEquals(List.of("s.yml:7:20: error: `distinct(cards where …)` reads the cards of a node, task or "
+                + "business, so it needs node, task or business scope, not queue"),
+                errors("queue", "distinct(cards where gpuUtil < 5) != ''"));
         assertEquals(List.of("s.yml:7:29: error: `tokensPerSec` is an application metric, read in task or business "
                 + "scope, not card"), errors("task", "count(cards where tokensPerSec < 5) > 0"));
         assertEquals(List.of("s.yml:7:29: error: `cards where` needs a condition (true/false), e.g. "
                 + "count(cards where gpuUtil < 5), but this is a number"), errors("task", "count(cards where gpuUtil) > 0"));
-        assertEquals(List.of("s.yml:7:11: error: `cards where …` can only be the argument of count(), e.g. "
+        assertEquals(List.of("s.yml:7:11: error: `cards where …` can only be the argument of count() or distinct(), e.g. "
                 + "count(cards where gpuUtil < 5) > 0"), errors("task", "cards where gpuUtil < 5"));
         assertEquals(List.of("s.yml:7:29: error: `consecutive` cannot be used inside `cards where`, which is "
                 + "evaluated per card"), errors("task", "count(cards where consecutive(gpuUtil < 5, 3)) > 0"));
@@ -91,6 +97,21 @@ class ScopesTest {
         assertFalse(r.test(group(List.of(idle, busy, spare))));
         assertTrue(r.test(group(List.of(idle, busy, spare, card(set, "d", 0.0, "c3")))));
         assertFalse(r.test(group(List.of())), "a task without cards counts none");
+    }
+
+    @Test
+    void distinctCardsWhereListsTheIndexesOfTheNodesCardsForWhichTheConditionHolds() {
+        RuleLoad l = RuleSet.parse("s.yml", "group: g\nlayer: device\nseverity: page\nscope: node\nrules:\n"
+                + "  - name: r\n    when: count(cards where gpuUtil < 5) >= 2\n"
+                + "    summary: \"GPUs @{distinct(cards where gpuUtil < 5)} of @{count(cards where gpuUtil >= 0)}\"\n");
+        assertNotNull(l.ruleSet(), () -> l.diagnostics().toString());
+        Rule r = l.ruleSet().rules().get(0);
+        RuleSet set = l.ruleSet();
+        ScopeView node = group(List.of(card(set, "a", 2.0, "c0").label("card.index", "0"),
+                card(set, "b", 90.0, "c1").label("card.index", "1"), card(set, "c", 1.0, "c2")));
+        assertTrue(r.test(node));
+        assertEquals("GPUs 0, c of 3", r.renderSummary(node), "a card without an index is named by its uuid");
+        assertEquals("GPUs  of 0", r.renderSummary(group(List.of())));
     }
 
     private static FakeScope card(RuleSet set, String uuid, double util, String name) {

@@ -1,6 +1,7 @@
 package io.gpuwatch.rules.eval;
 
 import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
 import io.gpuwatch.rules.ScopeKind;
@@ -96,6 +97,54 @@ class RuleEngineTest {
                 states());
         run(engine, card, 261_000, 262_000, true);
         assertEquals("sticky RESOLVED->FIRING at 261000 since 261000", states().get(2), "a new episode");
+    }
+
+    @Test
+    void keepFiringWhileHoldsAFaultOpenUntilTheCardShowsItRecovered() {
+        RuleSet set = rules("  - name: lost\n    when: count(events('xid', 79), 2m) > 0\n"
+                + "    keep_firing_while: absent(gpuUtil, 1m)\n    keep_firing_for: 10s\n");
+        assertEquals("absent(gpuUtil, 1m)", set.rules().get(0).keepFiringWhile());
+        RuleEngine engine = new RuleEngine(set);
+        FakeScope card = FakeScope.card(set, "n1", "GPU-1");
+        card.sample(0, Map.of(Metric.GPU_UTIL, 90.0));
+        card.event(1_000, "xid", 79);
+        run(engine, card, 1_000, 400_000, false);
+        assertEquals(List.of("lost INACTIVE->FIRING at 1000 since 1000"), states(),
+                "the XID aged out of its window at 121 s, but the card has sent nothing since");
+        card.sample(400_000, Map.of(Metric.GPU_UTIL, 90.0));
+        run(engine, card, 400_000, 409_000, false);
+        assertEquals(1, out.size(), "keep_firing_for counts from the recovery");
+        run(engine, card, 409_000, 411_000, false);
+        assertEquals(List.of("lost INACTIVE->FIRING at 1000 since 1000", "lost FIRING->RESOLVED at 410000 since 1000"),
+                states(), "its readings resumed 10 s ago (keep_firing_for) and `when` is false");
+    }
+
+    @Test
+    void keepFiringWhileDoesNotStartAnAlertAndWaitsForKeepFiringFor() {
+        RuleSet set = rules("  - name: lost\n    when: count(events('xid', 79), 2m) > 0\n"
+                + "    keep_firing_while: absent(gpuUtil, 1m)\n    keep_firing_for: 3m\n");
+        RuleEngine engine = new RuleEngine(set);
+        FakeScope card = FakeScope.card(set, "n1", "GPU-1");
+        run(engine, card, 0, 60_000, false);
+        assertEquals(List.of(), states(), "a card that never reported is no fault without the XID");
+        card.event(60_000, "xid", 79);
+        for (long t = 60_000; t < 400_000; t += 1000) {
+            card.sample(t, Map.of(Metric.GPU_UTIL, 90.0));
+            engine.evaluate(ScopeKind.CARD, KEY, card.at(t), out::add);
+        }
+        assertEquals(List.of("lost INACTIVE->FIRING at 60000 since 60000", "lost FIRING->RESOLVED at 360000 since 60000"),
+                states(), "the card reports all along: keep_firing_for alone decides, 3 minutes after the window");
+    }
+
+    @Test
+    void keepFiringWhileIsCheckedWithItsPosition() {
+        RuleLoad load = RuleSet.parse("e.yml", "group: g\nlayer: device\nseverity: page\nrules:\n"
+                + "  - name: a\n    when: allocated\n    keep_firing_while: consecutive(allocated, 3)\n"
+                + "  - name: b\n    when: allocated\n    keep_firing_while: gpuUtl > 1\n");
+        assertEquals(List.of("e.yml:7:24: error: `consecutive` can only be used in `when`: `keep_firing_while` is "
+                        + "evaluated only while the alert fires",
+                "e.yml:10:24: error: unknown name `gpuUtl` (not a metric, label or builtin); did you mean `gpuUtil`?"),
+                load.diagnostics().stream().map(Object::toString).toList());
     }
 
     @Test
