@@ -9,10 +9,17 @@ import io.gpuwatch.rules.RuleSet;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.UpgradeRejectedException;
 import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketConnectOptions;
+import io.vertx.core.http.WebSocketFrame;
+import io.vertx.core.http.WebSocketFrameType;
+import io.vertx.core.http.impl.ws.WebSocketFrameImpl;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.junit5.VertxExtension;
@@ -21,8 +28,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -30,8 +39,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A real gateway and a real WebSocket client on loopback. */
@@ -259,5 +270,116 @@ class ProbeEndpointTest {
 
     private static void close(WebSocket ws) throws Exception {
         ws.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    }
+
+    /** A client past its hello, as node-1. */
+    private Client welcomed(Vertx vertx) throws Exception {
+        Client c = connect(vertx, TOKEN);
+        c.send(hello("node-1", "boot-a"));
+        assertEquals("welcome", c.next().getString("type"));
+        return c;
+    }
+
+    @Test
+    void aMessageInSeveralFragmentsIsReadAsOneFrame(Vertx vertx) throws Exception {
+        Client c = welcomed(vertx);
+        String text = sample(1, now.get(), 71);
+        int a = text.length() / 3;
+        int b = 2 * text.length() / 3;
+        c.ws().writeFrame(WebSocketFrame.textFrame(text.substring(0, a), false));
+        c.ws().writeFrame(WebSocketFrame.continuationFrame(Buffer.buffer(text.substring(a, b)), false));
+        c.ws().writeFrame(WebSocketFrame.continuationFrame(Buffer.buffer(text.substring(b)), true));
+        JsonObject ack = c.next();
+        assertEquals("ack", ack.getString("type"), ack.encode());
+        assertEquals(1L, ack.getLong("seq"));
+        assertEquals(0, gateway.probes().counters().badFrames.get());
+        assertEquals(71.0, tempC(), 0.0);
+    }
+
+    @Test
+    void aMultiByteCharacterSplitAcrossFragmentsSurvives(Vertx vertx) throws Exception {
+        Client c = welcomed(vertx);
+        byte[] text = ("{\"type\":\"app\",\"seq\":1,\"ts\":" + now.get()
+                + ",\"task\":\"任务-1\",\"tokensPerSec\":10}").getBytes(StandardCharsets.UTF_8);
+        int cut = indexOf(text, "任".getBytes(StandardCharsets.UTF_8)) + 1;
+        c.ws().writeFrame(rawText(Arrays.copyOf(text, cut), false));
+        c.ws().writeFrame(WebSocketFrame.continuationFrame(
+                Buffer.buffer(Arrays.copyOfRange(text, cut, text.length)), true));
+        JsonObject ack = c.next();
+        assertEquals("ack", ack.getString("type"), ack.encode());
+        assertEquals(0, gateway.probes().counters().badFrames.get());
+    }
+
+    @Test
+    void invalidUtf8IsRefusedWithAnErrorFrameAndTheConnectionGoesOn(Vertx vertx) throws Exception {
+        Client c = welcomed(vertx);
+        byte[] bad = sample(1, now.get(), 71).replace("GPU-1", "GPU-\u00ff").getBytes(StandardCharsets.UTF_8);
+        // 0xC3 0xBF is ÿ; a lone 0xFF is never valid UTF-8
+        int at = indexOf(bad, new byte[]{(byte) 0xC3, (byte) 0xBF});
+        bad[at] = (byte) 0xFF;
+        c.ws().writeFrame(rawText(bad, true));
+        JsonObject error = c.next();
+        assertEquals("error", error.getString("type"));
+        assertEquals("bad_utf8", error.getString("code"), error.encode());
+        assertTrue(error.getString("message").contains("byte " + at), error.getString("message"));
+        c.ws().writeTextMessage(sample(1, now.get(), 72));
+        JsonObject ack = c.next();
+        assertEquals("ack", ack.getString("type"), ack.encode());
+        assertFalse(c.ws().isClosed());
+    }
+
+    @Test
+    void aSeqFarAheadIsRefusedAndDoesNotPoisonTheStream(Vertx vertx) throws Exception {
+        Client c = welcomed(vertx);
+        c.ws().writeTextMessage(sample(Long.MAX_VALUE, now.get(), 71));
+        JsonObject error = c.next();
+        assertEquals("error", error.getString("type"));
+        assertEquals("bad_seq", error.getString("code"), error.encode());
+        assertEquals(Long.MAX_VALUE, error.getLong("seq"));
+        c.ws().writeTextMessage(sample(1, now.get(), 72));
+        JsonObject ack = c.next();
+        assertEquals("ack", ack.getString("type"), ack.encode());
+        assertEquals(1L, ack.getLong("seq"));
+        assertEquals(72.0, tempC(), 0.0);
+    }
+
+    @Test
+    void a401ChallengesForABearerToken(Vertx vertx) throws Exception {
+        HttpClient http = vertx.createHttpClient();
+        try {
+            HttpClientResponse r = http.request(HttpMethod.GET, gateway.port(), "127.0.0.1", "/v1/probe")
+                    .compose(req -> req.putHeader("Connection", "Upgrade").putHeader("Upgrade", "websocket")
+                            .putHeader("Sec-WebSocket-Version", "13")
+                            .putHeader("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+                            .putHeader("Authorization", "Bearer wrong").send())
+                    .toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+            assertEquals(401, r.statusCode());
+            assertEquals("Bearer realm=\"gpuwatch\"", r.getHeader("WWW-Authenticate"));
+            assertNull(r.getHeader("Sec-WebSocket-Accept"));
+        } finally {
+            http.close();
+        }
+    }
+
+    /** A text frame of any bytes, valid UTF-8 or not, as a hostile or broken client sends it. */
+    private static WebSocketFrame rawText(byte[] bytes, boolean last) {
+        return new WebSocketFrameImpl(WebSocketFrameType.TEXT, bytes, last);
+    }
+
+    private double tempC() throws InterruptedException {
+        return gateway.fleet().node("node-1").card("GPU-1").series(gateway.rules().seriesId("tempC")).last();
+    }
+
+    private static int indexOf(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (hay[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        throw new AssertionError("not found");
     }
 }
