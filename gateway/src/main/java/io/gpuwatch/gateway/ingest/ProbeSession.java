@@ -141,7 +141,8 @@ final class ProbeSession {
      * frame of the boot look like a duplicate.
      */
     private boolean tooFarAhead(long seq) {
-        return seq - endpoint.seqs().last(node) > SeqBook.MAX_JUMP;
+        // the last seq is never negative, so only a seq above the jump itself needs the stream looked up
+        return seq > SeqBook.MAX_JUMP && seq - endpoint.seqs().last(node) > SeqBook.MAX_JUMP;
     }
 
     private void hello(Hello hello) {
