@@ -57,7 +57,7 @@ final class AccessGuard {
                 return;
             }
             if (!caller.role().covers(needed)) {
-                ApiRoutes.json(ctx, 403, new JsonObject().put("error", "token " + caller.name() + " has role "
+                Replies.json(ctx, 403, new JsonObject().put("error", "token " + caller.name() + " has role "
                         + caller.role().key() + "; this needs " + needed.key() + " or above"));
                 return;
             }
@@ -65,7 +65,7 @@ final class AccessGuard {
             if (!budgets.computeIfAbsent(budget, k -> new TokenBucket(access.ratePerSecond(), access.burst(),
                     clock.millis())).take(clock.millis())) {
                 ctx.response().putHeader("Retry-After", "1");
-                ApiRoutes.json(ctx, 429, new JsonObject().put("error", "over " + access.ratePerSecond()
+                Replies.json(ctx, 429, new JsonObject().put("error", "over " + access.ratePerSecond()
                         + " requests a second for " + caller.name() + "; slow down"));
                 return;
             }
@@ -81,7 +81,7 @@ final class AccessGuard {
     void preflight(RoutingContext ctx) {
         String origin = ctx.request().getHeader("Origin");
         if (origin == null || !access.corsOrigins().contains(origin)) {
-            ApiRoutes.json(ctx, 403, new JsonObject().put("error", "origin " + origin + " may not call this API"
+            Replies.json(ctx, 403, new JsonObject().put("error", "origin " + origin + " may not call this API"
                     + " across sites; a gateway started with --cors-origin " + origin + " allows it"));
             return;
         }
@@ -113,7 +113,7 @@ final class AccessGuard {
         if (to != null && origin.equalsIgnoreCase(scheme + to.host() + (to.port() < 0 ? "" : ":" + to.port()))) {
             return true;
         }
-        ApiRoutes.json(ctx, 403, new JsonObject().put("error", "origin " + origin + " may not call this API; "
+        Replies.json(ctx, 403, new JsonObject().put("error", "origin " + origin + " may not call this API; "
                 + "a gateway started with --cors-origin " + origin + " allows it"));
         return false;
     }
@@ -147,7 +147,7 @@ final class AccessGuard {
 
     private static void unauthorized(RoutingContext ctx, String why) {
         ctx.response().putHeader("WWW-Authenticate", CHALLENGE);
-        ApiRoutes.json(ctx, 401, new JsonObject().put("error", why));
+        Replies.json(ctx, 401, new JsonObject().put("error", why));
     }
 
     /** The token of an {@code Authorization: Bearer} header. */
@@ -184,7 +184,7 @@ final class AccessGuard {
         if (json || (!jsonBody && !hasBody)) {
             return true;
         }
-        ApiRoutes.json(ctx, 415, new JsonObject().put("error", "send " + (jsonBody ? "" : "no body or ")
+        Replies.json(ctx, 415, new JsonObject().put("error", "send " + (jsonBody ? "" : "no body or ")
                 + "a JSON body with Content-Type: application/json" + (type == null ? "" : ", not " + type)));
         return false;
     }

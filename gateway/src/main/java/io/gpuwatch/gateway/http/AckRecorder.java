@@ -6,6 +6,7 @@ import io.gpuwatch.gateway.store.AuditEntry;
 import io.gpuwatch.notify.Acknowledging;
 import io.gpuwatch.notify.Receiver;
 import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -42,6 +43,12 @@ final class AckRecorder {
             gateway.acknowledgements().record(ack);
             return (Void) null;
         });
+    }
+
+    /** How the API shows an acknowledgement. */
+    static JsonObject json(Acknowledgement a) {
+        return new JsonObject().put("by", a.by()).put("at", a.at().toString()).put("comment", a.comment())
+                .put("source", a.source());
     }
 
     /**

@@ -9,6 +9,15 @@ import java.util.List;
  * {@code total}, so a client knows whether to ask for the next page.
  */
 record Page(int limit, int offset) {
+    /** A list answer holds this many items unless asked otherwise, and at most MAX. */
+    static final int DEFAULT = 1_000;
+    static final int MAX = 10_000;
+
+    /** The page of {@code ctx}'s query with the usual bounds, or null after answering 400. */
+    static Page of(RoutingContext ctx) {
+        return of(ctx, DEFAULT, MAX);
+    }
+
     /** The page of {@code ctx}'s query, or null after answering 400 naming the bad parameter. */
     static Page of(RoutingContext ctx, int defaultLimit, int maxLimit) {
         Integer limit = number(ctx, "limit", defaultLimit, 1, maxLimit);
@@ -26,7 +35,7 @@ record Page(int limit, int offset) {
         }
         String range = max == Integer.MAX_VALUE ? min + " or more" : "from " + min + " to " + max;
         if (given.size() > 1) {
-            ApiRoutes.badRequest(ctx, name, "give it once, not " + given.size() + " times");
+            Replies.badRequest(ctx, name, "give it once, not " + given.size() + " times");
             return null;
         }
         try {
@@ -37,7 +46,7 @@ record Page(int limit, int offset) {
         } catch (NumberFormatException e) {
             // answered below, as for a number out of range
         }
-        ApiRoutes.badRequest(ctx, name, "expected a whole number " + range + ", got " + given.get(0));
+        Replies.badRequest(ctx, name, "expected a whole number " + range + ", got " + given.get(0));
         return null;
     }
 

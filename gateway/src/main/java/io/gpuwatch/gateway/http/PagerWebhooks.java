@@ -66,7 +66,7 @@ final class PagerWebhooks {
         Optional<PagerHook> hook = gateway.pagerHooks().stream()
                 .filter(h -> h.service() == service && h.receiver().equals(receiver)).findFirst();
         if (hook.isEmpty()) {
-            ApiRoutes.json(ctx, 404, new JsonObject().put("error", "receiver " + receiver + " takes no "
+            Replies.json(ctx, 404, new JsonObject().put("error", "receiver " + receiver + " takes no "
                     + service.path() + " (give it webhookSecret in the alerting file)"));
             return;
         }
@@ -78,7 +78,7 @@ final class PagerWebhooks {
         PagerHook hook = ctx.get(HOOK);
         byte[] raw = raw(ctx);
         if (!signed(ctx.request().getHeader(PAGERDUTY_SIGNATURE_HEADER), raw, hook.secret())) {
-            ApiRoutes.json(ctx, 401, new JsonObject().put("error", PAGERDUTY_SIGNATURE_HEADER + " is missing or no"
+            Replies.json(ctx, 401, new JsonObject().put("error", PAGERDUTY_SIGNATURE_HEADER + " is missing or no"
                     + " v1 signature in it matches the body signed with the receiver's webhookSecret"));
             return;
         }
@@ -87,11 +87,11 @@ final class PagerWebhooks {
             return;
         }
         if (!(body.getValue("event") instanceof JsonObject event)) {
-            ApiRoutes.badRequest(ctx, "event", "a V3 webhook's event object is required");
+            Replies.badRequest(ctx, "event", "a V3 webhook's event object is required");
             return;
         }
         if (!(event.getValue("event_type") instanceof String type)) {
-            ApiRoutes.badRequest(ctx, "event.event_type", "expected the event type as text");
+            Replies.badRequest(ctx, "event.event_type", "expected the event type as text");
             return;
         }
         if (!type.equals("incident.acknowledged")) {
@@ -99,7 +99,7 @@ final class PagerWebhooks {
             return;
         }
         if (!(event.getValue("data") instanceof JsonObject data)) {
-            ApiRoutes.badRequest(ctx, "event.data", "an incident.acknowledged event needs its incident as data");
+            Replies.badRequest(ctx, "event.data", "an incident.acknowledged event needs its incident as data");
             return;
         }
         Object key = data.getValue("incident_key");
@@ -108,7 +108,7 @@ final class PagerWebhooks {
             return;
         }
         if (!(key instanceof String incidentKey)) {
-            ApiRoutes.badRequest(ctx, "event.data.incident_key", "expected text");
+            Replies.badRequest(ctx, "event.data.incident_key", "expected text");
             return;
         }
         String by = person(ctx, event.getValue("agent"), "event.agent", "summary", "PagerDuty");
@@ -121,7 +121,7 @@ final class PagerWebhooks {
     private void opsgenie(RoutingContext ctx) {
         PagerHook hook = ctx.get(HOOK);
         if (!sameSecret(ctx.request().getHeader(OPSGENIE_SECRET_HEADER), hook.secret())) {
-            ApiRoutes.json(ctx, 401, new JsonObject().put("error", OPSGENIE_SECRET_HEADER
+            Replies.json(ctx, 401, new JsonObject().put("error", OPSGENIE_SECRET_HEADER
                     + " is missing or is not the receiver's webhookSecret"));
             return;
         }
@@ -130,7 +130,7 @@ final class PagerWebhooks {
             return;
         }
         if (!(body.getValue("action") instanceof String action)) {
-            ApiRoutes.badRequest(ctx, "action", "expected the webhook's action as text");
+            Replies.badRequest(ctx, "action", "expected the webhook's action as text");
             return;
         }
         if (!action.equalsIgnoreCase("Acknowledge")) {
@@ -138,16 +138,16 @@ final class PagerWebhooks {
             return;
         }
         if (!(body.getValue("alert") instanceof JsonObject alert)) {
-            ApiRoutes.badRequest(ctx, "alert", "an Acknowledge action needs its alert object");
+            Replies.badRequest(ctx, "alert", "an Acknowledge action needs its alert object");
             return;
         }
         if (!(alert.getValue("alias") instanceof String alias) || alias.isBlank()) {
-            ApiRoutes.badRequest(ctx, "alert.alias", "expected the alert's alias as text");
+            Replies.badRequest(ctx, "alert.alias", "expected the alert's alias as text");
             return;
         }
         Object username = alert.getValue("username");
         if (username != null && !(username instanceof String)) {
-            ApiRoutes.badRequest(ctx, "alert.username", "expected text");
+            Replies.badRequest(ctx, "alert.username", "expected text");
             return;
         }
         String by = username == null || ((String) username).isBlank() ? "Opsgenie" : ((String) username).strip();
@@ -172,8 +172,8 @@ final class PagerWebhooks {
         Alert a = alert.get();
         Optional<Acknowledgement> before = gateway.acknowledgements().of(a.fingerprint(), a.activeSince());
         if (before.isPresent()) {
-            ApiRoutes.json(ctx, 200, new JsonObject().put("recorded", false).put("fingerprint", a.fingerprint())
-                    .put("reason", "already acknowledged").put("acked", ApiRoutes.ack(before.get())));
+            Replies.json(ctx, 200, new JsonObject().put("recorded", false).put("fingerprint", a.fingerprint())
+                    .put("reason", "already acknowledged").put("acked", AckRecorder.json(before.get())));
             return;
         }
         Acknowledgement ack = new Acknowledgement(a.fingerprint(), by, gateway.clock().instant(), comment, source);
@@ -181,9 +181,9 @@ final class PagerWebhooks {
         acks.record(ack, new AuditEntry(0, ack.at(), source + ":" + hook.receiver(), "alert.ack", a.fingerprint(),
                         "by " + by, remote))
                 .onSuccess(v -> gateway.cluster().ifPresent(c -> c.share(ack)))
-                .onSuccess(v -> ApiRoutes.json(ctx, 200, new JsonObject().put("recorded", true)
-                        .put("fingerprint", a.fingerprint()).put("acked", ApiRoutes.ack(ack))))
-                .onFailure(e -> ApiRoutes.unstored(ctx, "the acknowledgement", e));
+                .onSuccess(v -> Replies.json(ctx, 200, new JsonObject().put("recorded", true)
+                        .put("fingerprint", a.fingerprint()).put("acked", AckRecorder.json(ack))))
+                .onFailure(e -> Replies.unstored(ctx, "the acknowledgement", e));
     }
 
     /**
@@ -195,19 +195,19 @@ final class PagerWebhooks {
             return fallback;
         }
         if (!(value instanceof JsonObject o)) {
-            ApiRoutes.badRequest(ctx, path, "expected an object");
+            Replies.badRequest(ctx, path, "expected an object");
             return null;
         }
         Object text = o.getValue(field);
         if (text != null && !(text instanceof String)) {
-            ApiRoutes.badRequest(ctx, path + "." + field, "expected text");
+            Replies.badRequest(ctx, path + "." + field, "expected text");
             return null;
         }
         return text == null || ((String) text).isBlank() ? fallback : ((String) text).strip();
     }
 
     private static void ignored(RoutingContext ctx, String reason) {
-        ApiRoutes.json(ctx, 200, new JsonObject().put("recorded", false).put("reason", reason));
+        Replies.json(ctx, 200, new JsonObject().put("recorded", false).put("reason", reason));
     }
 
     private static byte[] raw(RoutingContext ctx) {
@@ -222,9 +222,9 @@ final class PagerWebhooks {
             if (parsed instanceof JsonObject o) {
                 return o;
             }
-            ApiRoutes.badRequest(ctx, "body", "a JSON object is required");
+            Replies.badRequest(ctx, "body", "a JSON object is required");
         } catch (DecodeException e) {
-            ApiRoutes.badRequest(ctx, "body", "not JSON: " + e.getMessage());
+            Replies.badRequest(ctx, "body", "not JSON: " + e.getMessage());
         }
         return null;
     }
