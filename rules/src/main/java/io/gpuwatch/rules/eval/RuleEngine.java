@@ -11,6 +11,7 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -454,6 +455,24 @@ public final class RuleEngine {
             }
         }
         return counts;
+    }
+
+    /**
+     * The alerts waiting out their rule's {@code for} now, each as the transition that made it pending (its labels,
+     * summary and {@code activeSince}), ordered by when it became pending; the ledger holds only firing ones.
+     */
+    public List<Transition> pending() {
+        List<Transition> out = new ArrayList<>();
+        for (Map<String, Slot> slots : instances.values()) {
+            for (Slot slot : slots.values()) {
+                if (slot.state == AlertState.PENDING && slot.last != null) {
+                    out.add(slot.last);
+                }
+            }
+        }
+        out.sort(Comparator.comparingLong(Transition::activeSince)
+                .thenComparing(t -> t.rule().name()).thenComparing(t -> t.labels().toString()));
+        return out;
     }
 
     /**

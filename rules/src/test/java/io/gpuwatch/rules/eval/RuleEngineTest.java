@@ -66,6 +66,23 @@ class RuleEngineTest {
     }
 
     @Test
+    void pendingListsOnlyTheAlertsWaitingOutTheirFor() {
+        RuleSet set = rules("  - name: held\n    when: allocated\n    for: 2m\n");
+        RuleEngine engine = new RuleEngine(set);
+        FakeScope card = FakeScope.card(set, "n1", "GPU-1");
+        assertEquals(List.of(), engine.pending());
+        run(engine, card, 0, 60_000, true);
+        List<Transition> waiting = engine.pending();
+        assertEquals(1, waiting.size());
+        assertEquals("held", waiting.get(0).rule().name());
+        assertEquals(0, waiting.get(0).activeSince());
+        assertEquals("GPU-1", waiting.get(0).labels().get("uuid"));
+        run(engine, card, 60_000, 121_000, true);
+        assertEquals(AlertState.FIRING, engine.state("held", KEY));
+        assertEquals(List.of(), engine.pending(), "a firing alert is no longer pending");
+    }
+
+    @Test
     void aRuleTrueForTenMinutesThenFalseFiresOnceAndResolvesOnce() {
         RuleSet set = rules("  - name: ten\n    when: allocated\n    summary: \"@{node} busy\"\n");
         RuleEngine engine = new RuleEngine(set);
