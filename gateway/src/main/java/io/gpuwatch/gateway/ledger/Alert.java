@@ -1,7 +1,9 @@
 package io.gpuwatch.gateway.ledger;
 
 import io.gpuwatch.rules.eval.AlertState;
+import io.gpuwatch.rules.eval.Transition;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -14,6 +16,30 @@ public record Alert(String fingerprint, String rule, String severity, Map<String
     public Alert {
         labels = Map.copyOf(labels);
         annotations = Map.copyOf(annotations);
+    }
+
+    /**
+     * The alert {@code t} speaks of, as the ledger holds it in {@code state}: fired at {@code t}'s time when
+     * firing, with the summary, description and runbook as annotations.
+     */
+    public static Alert of(Transition t, AlertState state) {
+        return new Alert(Fingerprint.of(t), t.rule().name(), t.labels().getOrDefault("severity", ""), t.labels(),
+                annotations(t), t.activeSince(), state == AlertState.FIRING ? t.at() : 0, 0, state);
+    }
+
+    private static Map<String, String> annotations(Transition t) {
+        Map<String, String> a = new LinkedHashMap<>();
+        if (t.summary() != null && !t.summary().isEmpty()) {
+            a.put("summary", t.summary());
+        }
+        if (t.description() != null && !t.description().isEmpty()) {
+            a.put("description", t.description());
+        }
+        String runbook = t.rule().runbook();
+        if (runbook != null && !runbook.isEmpty()) {
+            a.put("runbook", runbook);
+        }
+        return a;
     }
 
     Alert resolved(long at) {

@@ -1,6 +1,9 @@
 package io.gpuwatch.gateway.ledger;
 
+import io.gpuwatch.rules.eval.Transition;
+
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -21,6 +24,21 @@ public final class Fingerprint {
             h = mix(h, e.getValue());
         }
         return String.format("%016x", h);
+    }
+
+    /** The fingerprint of the alert a transition speaks of: its rule and the labels of its scope instance. */
+    public static String of(Transition t) {
+        return of(t.rule().name(), scopeLabels(t));
+    }
+
+    /** The labels that name the scope instance: the transition's labels less the rule's own. */
+    private static Map<String, String> scopeLabels(Transition t) {
+        Map<String, String> scope = new HashMap<>(t.labels());
+        scope.remove("alertname");
+        scope.remove("severity");
+        scope.remove("layer");
+        scope.keySet().removeAll(t.rule().labels().keySet());
+        return scope;
     }
 
     private static long mix(long h, String s) {

@@ -8,7 +8,6 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,14 +36,12 @@ public final class MemoryLedger implements AlertLedger {
 
     /** Applies a transition like {@link #apply}, handing on the changed alert along with its notification. */
     void change(Transition t, Consumer<Change> out) {
-        String rule = t.rule().name();
-        String fp = Fingerprint.of(rule, scopeLabels(t));
+        String fp = Fingerprint.of(t);
         if (t.to() == AlertState.FIRING) {
             if (live.containsKey(fp)) {
                 return;
             }
-            Alert alert = new Alert(fp, rule, t.labels().getOrDefault("severity", ""), t.labels(),
-                    annotations(t), t.activeSince(), t.at(), 0, AlertState.FIRING);
+            Alert alert = Alert.of(t, AlertState.FIRING);
             live.put(fp, alert);
             out.accept(new Change(alert, notification(alert)));
         } else if (t.to() == AlertState.RESOLVED || t.to() == AlertState.INACTIVE) {
@@ -77,31 +74,6 @@ public final class MemoryLedger implements AlertLedger {
         while (history.size() > historyLimit) {
             history.removeLast();
         }
-    }
-
-    /** The labels that name the scope instance: the transition's labels less the rule's own. */
-    private static Map<String, String> scopeLabels(Transition t) {
-        Map<String, String> scope = new HashMap<>(t.labels());
-        scope.remove("alertname");
-        scope.remove("severity");
-        scope.remove("layer");
-        scope.keySet().removeAll(t.rule().labels().keySet());
-        return scope;
-    }
-
-    private static Map<String, String> annotations(Transition t) {
-        Map<String, String> a = new LinkedHashMap<>();
-        if (t.summary() != null && !t.summary().isEmpty()) {
-            a.put("summary", t.summary());
-        }
-        if (t.description() != null && !t.description().isEmpty()) {
-            a.put("description", t.description());
-        }
-        String runbook = t.rule().runbook();
-        if (runbook != null && !runbook.isEmpty()) {
-            a.put("runbook", runbook);
-        }
-        return a;
     }
 
     /** The notification that tells of {@code a} as it stands. */
