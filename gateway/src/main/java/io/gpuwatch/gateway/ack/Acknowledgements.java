@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Who acknowledged which live alert, in memory: the latest acknowledgement per fingerprint. Owned by the
+ * Who acknowledged which live alert, in memory: the latest acknowledgement (or withdrawal) per fingerprint. Owned by the
  * gateway's event loop; entries of alerts that are no longer live are dropped by {@link #retain}.
  */
 public final class Acknowledgements {
@@ -20,17 +20,18 @@ public final class Acknowledgements {
         byFingerprint.put(ack.fingerprint(), ack);
     }
 
-    /** The acknowledgement of the alert {@code fingerprint}, if any. */
+    /** The newest acknowledgement of the alert {@code fingerprint}, or its withdrawal, if any. */
     public Optional<Acknowledgement> of(String fingerprint) {
         return Optional.ofNullable(byFingerprint.get(fingerprint));
     }
 
     /**
-     * The acknowledgement of the alert {@code fingerprint} given during its episode active since
-     * {@code activeSince} (epoch ms): one from an earlier episode of the same alert no longer counts.
+     * The acknowledgement in force on the alert {@code fingerprint} in its episode active since
+     * {@code activeSince} (epoch ms): one from an earlier episode of the same alert no longer counts, and one
+     * withdrawn since is none.
      */
     public Optional<Acknowledgement> of(String fingerprint, long activeSince) {
-        return of(fingerprint).filter(a -> a.at().toEpochMilli() >= activeSince);
+        return of(fingerprint).filter(a -> !a.withdrawn() && a.at().toEpochMilli() >= activeSince);
     }
 
     /** The latest acknowledgement of each alert kept. */

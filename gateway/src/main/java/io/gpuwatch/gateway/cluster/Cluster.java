@@ -283,6 +283,11 @@ public final class Cluster {
         });
     }
 
+    /** The gateways of the cluster as this one last saw them: member id to probe URL, this gateway's included. */
+    public Map<String, String> members() {
+        return Map.copyOf(urls);
+    }
+
     /** Where a probe of {@code node} should go instead; empty when this gateway owns it. */
     public Optional<String> redirectFor(String node) {
         return ring.owner(node).filter(id -> !id.equals(memberId())).map(urls::get);

@@ -9,6 +9,7 @@ import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.route.GroupBy;
 import io.gpuwatch.gateway.route.Route;
 import io.gpuwatch.gateway.silence.Silences;
+import io.gpuwatch.gateway.store.ReceiverHealth;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
 
@@ -40,6 +41,7 @@ public final class Dispatcher {
     private final InstantSource clock;
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private final Map<String, ReceiverHealth> health = new LinkedHashMap<>();
     private Delivery delivery = Delivery.DIRECT;
     /** The silences' change count and the time muting was last brought up to date. */
     private long silenceChanges;
@@ -135,10 +137,14 @@ public final class Dispatcher {
             }
             List<Notification> alerts = f.alerts();
             delivery.deliver(r, f).onComplete(ar -> {
+                ReceiverHealth before = health.getOrDefault(r.name(), ReceiverHealth.unused(r.name()));
                 if (ar.succeeded()) {
                     sent.addAndGet(alerts.size());
+                    health.put(r.name(), before.succeeded(clock.instant()));
                 } else {
                     failed.addAndGet(alerts.size());
+                    health.put(r.name(), before.failed(clock.instant(), ar.cause().getMessage() == null
+                            ? ar.cause().toString() : ar.cause().getMessage()));
                     LOG.warning("receiver " + r.name() + " failed to deliver group " + f.groupKey() + " ("
                             + alerts.size() + " alerts, " + f.reason() + "): " + ar.cause().getMessage());
                 }
@@ -159,6 +165,22 @@ public final class Dispatcher {
     /** The groups held now. */
     public List<Aggregator.GroupView> groups() {
         return aggregator.groups();
+    }
+
+    /**
+     * The fingerprints of the firing alerts that inhibit the alert {@code fingerprint} with {@code labels} now,
+     * sorted; empty when nothing inhibits it.
+     */
+    public List<String> inhibitedBy(String fingerprint, Map<String, String> labels) {
+        return inhibitor.inhibitedBy(fingerprint, labels);
+    }
+
+    /**
+     * How handing groups to each receiver went, per receiver in the order configured: without a store these are
+     * the sends themselves; through the outbox only their queuing, and the outbox knows how the sends went.
+     */
+    public List<ReceiverHealth> health() {
+        return receivers.keySet().stream().map(n -> health.getOrDefault(n, ReceiverHealth.unused(n))).toList();
     }
 
     /** The routing in force. */

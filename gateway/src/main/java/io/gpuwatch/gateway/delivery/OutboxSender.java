@@ -87,7 +87,8 @@ public final class OutboxSender implements Delivery {
     @Override
     public Future<Void> deliver(Receiver receiver, Flush flush) {
         String payload = new BatchPayload(flush.reason(), flush.alerts()).encode();
-        return store.run(s -> s.outbox().enqueue(receiver.name(), flush.groupKey(), payload))
+        List<String> fingerprints = flush.alerts().stream().map(Notification::fingerprint).toList();
+        return store.run(s -> s.outbox().enqueue(receiver.name(), flush.groupKey(), payload, fingerprints))
                 .<Void>mapEmpty()
                 .onSuccess(v -> poll());
     }
@@ -249,7 +250,8 @@ public final class OutboxSender implements Delivery {
             Flush.Reason reason = n.status() == Notification.Status.FIRING ? Flush.Reason.NEW_ALERTS
                     : Flush.Reason.RESOLVED;
             String payload = new BatchPayload(reason, List.of(n)).encode();
-            chain = chain.compose(v -> store.run(s -> s.outbox().enqueue(fallback, n.fingerprint(), payload))
+            chain = chain.compose(v -> store.run(s -> s.outbox().enqueue(fallback, n.fingerprint(), payload,
+                            List.of(n.fingerprint())))
                     .<Void>mapEmpty()
                     .onSuccess(x -> again = true));
         }

@@ -184,16 +184,23 @@ public final class Silences {
         return dropped;
     }
 
+    /** Why a silence may not have {@code matchers}, if it may not: none, or none that requires a value. */
+    public static Optional<String> matcherProblem(List<Matcher> matchers) {
+        if (matchers == null || matchers.isEmpty()) {
+            return Optional.of("a silence needs at least one matcher");
+        }
+        if (matchers.stream().allMatch(m -> m.matchesValue(""))) {
+            // such a silence would also mute every alert that lacks the labels, i.e. nearly everything
+            return Optional.of("at least one matcher must require a non-empty value (" + matchers.get(0)
+                    + " also matches alerts without the label)");
+        }
+        return Optional.empty();
+    }
+
     private static List<String> check(List<Matcher> matchers, Instant start, Instant end, String createdBy,
                                       Instant now) {
         List<String> errors = new ArrayList<>();
-        if (matchers == null || matchers.isEmpty()) {
-            errors.add("a silence needs at least one matcher");
-        } else if (matchers.stream().allMatch(m -> m.matchesValue(""))) {
-            // such a silence would also mute every alert that lacks the labels, i.e. nearly everything
-            errors.add("at least one matcher must require a non-empty value (" + matchers.get(0)
-                    + " also matches alerts without the label)");
-        }
+        matcherProblem(matchers).ifPresent(errors::add);
         if (end == null) {
             errors.add("a silence needs endsAt");
         } else if (!end.isAfter(start)) {

@@ -8,8 +8,13 @@ import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 
 /**
@@ -21,6 +26,8 @@ import java.util.UUID;
 public final class Outbox {
     private static final String COLUMNS = "id, receiver, dedup_key, payload, created_at, attempts, next_attempt_at, "
             + "last_error, row_state, lease_token, lease_until, sent_at";
+    /** The same columns from the outbox aliased {@code o}, for a join. */
+    private static final String JOINED_COLUMNS = COLUMNS.replaceAll("(\\w+)", "o.$1");
     // a row is still this worker's while its token is on it, even past the lease, as long as no one re-claimed it
     private static final String HELD = "id = ? AND lease_token = ? AND row_state = 'PENDING'";
 
@@ -32,8 +39,16 @@ public final class Outbox {
         this.backoff = backoff;
     }
 
-    /** Adds a notification for {@code receiver}, due at once; returns its id. */
+    /** Adds a notification for {@code receiver} that tells of no alert by fingerprint, due at once; returns its id. */
     public long enqueue(String receiver, String key, String payload) {
+        return enqueue(receiver, key, payload, List.of());
+    }
+
+    /**
+     * Adds a notification for {@code receiver} telling of the alerts {@code fingerprints}, due at once; returns its
+     * id. The fingerprints are what {@link #mentioning} finds it by.
+     */
+    public long enqueue(String receiver, String key, String payload, Collection<String> fingerprints) {
         return store.write("queue a notification for " + receiver, c -> {
             long now = store.now().toEpochMilli();
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox (receiver, dedup_key, payload, "
@@ -45,10 +60,20 @@ public final class Outbox {
                 ps.setLong(4, now);
                 ps.setLong(5, now);
                 ps.executeUpdate();
+                long id;
                 try (ResultSet keys = ps.getGeneratedKeys()) {
                     keys.next();
-                    return keys.getLong(1);
+                    id = keys.getLong(1);
                 }
+                try (PreparedStatement mention = c.prepareStatement("INSERT INTO outbox_alert (fingerprint, "
+                        + "outbox_id) VALUES (?, ?)")) {
+                    for (String fp : new TreeSet<>(fingerprints)) {
+                        mention.setString(1, fp);
+                        mention.setLong(2, id);
+                        mention.executeUpdate();
+                    }
+                }
+                return id;
             }
         });
     }
@@ -104,8 +129,12 @@ public final class Outbox {
                     + "lease_token = NULL, lease_until = NULL WHERE " + HELD)) {
                 ps.setLong(1, store.now().toEpochMilli());
                 held(ps, 2, claimed);
-                return ps.executeUpdate() == 1;
+                if (ps.executeUpdate() != 1) {
+                    return false;
+                }
             }
+            attempted(c, claimed, DeliveryAttempt.Outcome.SENT, null);
+            return true;
         });
     }
 
@@ -154,6 +183,96 @@ public final class Outbox {
                     return rs.getLong(1);
                 }
             }
+        });
+    }
+
+    /** The rows that tell of the alert {@code fingerprint}, oldest first. */
+    public List<OutboxEntry> mentioning(String fingerprint) {
+        return store.read("list the notifications of alert " + fingerprint, c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + JOINED_COLUMNS + " FROM outbox o "
+                    + "JOIN outbox_alert m ON m.outbox_id = o.id WHERE m.fingerprint = ? ORDER BY o.id")) {
+                ps.setString(1, fingerprint);
+                return rows(ps);
+            }
+        });
+    }
+
+    /** Every attempt to send the rows {@code ids}, in the order they were made. */
+    public List<DeliveryAttempt> attempts(Collection<Long> ids) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        return store.read("list delivery attempts", c -> {
+            List<DeliveryAttempt> out = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT outbox_id, receiver, attempted_at, outcome, error "
+                    + "FROM outbox_attempt WHERE outbox_id = ? ORDER BY id")) {
+                for (long id : new TreeSet<>(ids)) {
+                    ps.setLong(1, id);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            out.add(attempt(rs));
+                        }
+                    }
+                }
+            }
+            out.sort(Comparator.comparing(DeliveryAttempt::at).thenComparingLong(DeliveryAttempt::row));
+            return out;
+        });
+    }
+
+    /** How many rows wait to be sent (or are being sent), per receiver that has any. */
+    public Map<String, Long> pendingByReceiver() {
+        return store.read("count pending outbox rows", c -> {
+            Map<String, Long> out = new TreeMap<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT receiver, COUNT(*) FROM outbox "
+                    + "WHERE row_state = 'PENDING' GROUP BY receiver");
+                 ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+            return out;
+        });
+    }
+
+    /** How the attempts to send to {@code receiver} have gone: its last success, last failure and failures since. */
+    public ReceiverHealth health(String receiver) {
+        return store.read("read the delivery health of " + receiver, c -> {
+            Instant success = null;
+            long successId = 0;
+            try (PreparedStatement ps = c.prepareStatement("SELECT id, attempted_at FROM outbox_attempt "
+                    + "WHERE receiver = ? AND outcome = 'SENT' ORDER BY id DESC LIMIT 1")) {
+                ps.setString(1, receiver);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        successId = rs.getLong(1);
+                        success = Instant.ofEpochMilli(rs.getLong(2));
+                    }
+                }
+            }
+            Instant failure = null;
+            String error = null;
+            int since = 0;
+            try (PreparedStatement ps = c.prepareStatement("SELECT attempted_at, error FROM outbox_attempt "
+                    + "WHERE receiver = ? AND outcome <> 'SENT' ORDER BY id DESC LIMIT 1")) {
+                ps.setString(1, receiver);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        failure = Instant.ofEpochMilli(rs.getLong(1));
+                        error = rs.getString(2);
+                    }
+                }
+            }
+            try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM outbox_attempt "
+                    + "WHERE receiver = ? AND outcome <> 'SENT' AND id > ?")) {
+                ps.setString(1, receiver);
+                ps.setLong(2, successId);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    since = rs.getInt(1);
+                }
+            }
+            return new ReceiverHealth(receiver, success, failure, error, since);
         });
     }
 
@@ -206,8 +325,36 @@ public final class Outbox {
                     return Optional.empty();
                 }
             }
+            attempted(c, claimed, state.equals("FAILED") ? DeliveryAttempt.Outcome.FAILED
+                    : DeliveryAttempt.Outcome.RETRY, error);
             return find(c, claimed.id());
         });
+    }
+
+    private void attempted(Connection c, OutboxEntry claimed, DeliveryAttempt.Outcome outcome, String error)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox_attempt (outbox_id, receiver, "
+                + "attempted_at, outcome, error) VALUES (?, ?, ?, ?, ?)")) {
+            ps.setLong(1, claimed.id());
+            ps.setString(2, claimed.receiver());
+            ps.setLong(3, store.now().toEpochMilli());
+            ps.setString(4, outcome.name());
+            ps.setString(5, error);
+            ps.executeUpdate();
+        }
+    }
+
+    private static DeliveryAttempt attempt(ResultSet rs) throws SQLException {
+        long row = rs.getLong(1);
+        DeliveryAttempt.Outcome outcome;
+        try {
+            outcome = DeliveryAttempt.Outcome.valueOf(rs.getString(4));
+        } catch (IllegalArgumentException e) {
+            throw new StoreException("an attempt of outbox row " + row + " has an unknown outcome `"
+                    + rs.getString(4) + "`", e);
+        }
+        return new DeliveryAttempt(row, rs.getString(2), Instant.ofEpochMilli(rs.getLong(3)), outcome,
+                rs.getString(5));
     }
 
     private static Optional<OutboxEntry> find(Connection c, long id) throws SQLException {

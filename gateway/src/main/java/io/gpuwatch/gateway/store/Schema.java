@@ -93,7 +93,25 @@ final class Schema {
                       action VARCHAR NOT NULL,
                       target VARCHAR NOT NULL,
                       detail VARCHAR NOT NULL,
-                      remote VARCHAR NOT NULL)"""));
+                      remote VARCHAR NOT NULL)"""),
+            // which alerts each outbox row tells of, and every attempt to send it, so the API can show an alert's
+            // deliveries and a receiver's health; an acknowledgement can be withdrawn
+            List.of("""
+                    CREATE TABLE IF NOT EXISTS outbox_alert (
+                      fingerprint VARCHAR(64) NOT NULL,
+                      outbox_id BIGINT NOT NULL,
+                      PRIMARY KEY (fingerprint, outbox_id))""",
+                    """
+                    CREATE TABLE IF NOT EXISTS outbox_attempt (
+                      id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                      outbox_id BIGINT NOT NULL,
+                      receiver VARCHAR NOT NULL,
+                      attempted_at BIGINT NOT NULL,
+                      outcome VARCHAR(8) NOT NULL,
+                      error VARCHAR)""",
+                    "CREATE INDEX IF NOT EXISTS outbox_attempt_by_row ON outbox_attempt (outbox_id, id)",
+                    "CREATE INDEX IF NOT EXISTS outbox_attempt_by_receiver ON outbox_attempt (receiver, outcome, id)",
+                    "ALTER TABLE ack ADD COLUMN IF NOT EXISTS withdrawn BOOLEAN DEFAULT FALSE NOT NULL"));
 
     private Schema() {
     }

@@ -40,6 +40,15 @@ class SharedFormTest {
     }
 
     @Test
+    void aWithdrawalComesBackWithdrawnAndAnAcknowledgementsTextDoesNotNameIt() {
+        Acknowledgement w = new Acknowledgement("fp-1", "bo", T0, "not mine", "api", true);
+        assertEquals(new Acknowledgement("fp-1", "bo", MS, "not mine", "api", true),
+                AckForm.INSTANCE.decode("fp-1", AckForm.INSTANCE.encode(w)));
+        // a gateway from before withdrawals reads an acknowledgement's text as it always did
+        assertFalse(AckForm.INSTANCE.encode(new Acknowledgement("fp-1", "bo", T0, "", "api")).contains("withdrawn"));
+    }
+
+    @Test
     void theLaterWriteWinsAndATieGoesTheSameWayOnEveryGateway() throws Exception {
         Silence first = silence("s-1", T0);
         Silence later = silence("s-1", T0.plusMillis(1));
