@@ -89,6 +89,17 @@ public final class PagerDutyReceiver implements Receiver, Acknowledging {
     }
 
     /**
+     * Fails: the Events API has only trigger, acknowledge and resolve, and a new trigger for an acknowledged
+     * incident does not re-open it, so the incident must be re-opened in PagerDuty itself.
+     */
+    @Override
+    public Future<Void> unacknowledge(String fingerprint) {
+        return Future.failedFuture(new UnsupportedOperationException("PagerDuty's Events API cannot withdraw an "
+                + "acknowledgement; the incident " + dedupKey(fingerprint) + " stays acknowledged there until "
+                + "someone re-opens it in PagerDuty"));
+    }
+
+    /**
      * The {@code dedup_key} this receiver sends for the alert {@code fingerprint}; PagerDuty reports it back as
      * the incident's {@code incident_key} in its webhooks, which is how an acknowledgement there finds the alert.
      */
