@@ -282,6 +282,7 @@ final class GatewayCommand implements Callable<Integer> {
                 gateway.digests(new Digests(channels, InstantSource.system(), publicUrl, pricing));
             }
             gateway.pagerHooks(alerting.pagerHooks());
+            gateway.alertingFile(receivers.alerting);
         }
         if (joined != null) {
             gateway.clustered(joined);

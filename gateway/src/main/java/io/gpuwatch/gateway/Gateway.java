@@ -54,6 +54,7 @@ import io.vertx.ext.web.Router;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -85,6 +86,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private List<PagerHook> pagerHooks = List.of();
     private ApiAccess access = ApiAccess.open();
     private TlsFiles tls;
+    private Path alertingFile;
     private final RuleFiles ruleFiles;
     private volatile RuleSet rules;
     private RuleReloader reloader;
@@ -464,6 +466,24 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     public Gateway access(ApiAccess access) {
         this.access = access;
         return this;
+    }
+
+    /**
+     * Names the alerting file the receivers and routing were read from, so the status API's configuration hash
+     * covers it; call before deploying.
+     */
+    public Gateway alertingFile(Path file) {
+        this.alertingFile = file;
+        return this;
+    }
+
+    @Override
+    public List<Path> configFiles() {
+        List<Path> files = new ArrayList<>(ruleFiles.paths());
+        if (alertingFile != null) {
+            files.add(alertingFile);
+        }
+        return files;
     }
 
     /** Serves HTTPS and WSS with the certificate and key of {@code tls}; call before deploying. */

@@ -6,6 +6,7 @@ import io.gpuwatch.gateway.store.AuditEntry;
 import io.gpuwatch.notify.Acknowledging;
 import io.gpuwatch.notify.Receiver;
 import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 import java.util.ArrayList;
@@ -45,23 +46,35 @@ final class AckRecorder {
         });
     }
 
-    /** How the API shows an acknowledgement. */
+    /** How the API shows an acknowledgement (or, under another name, its withdrawal). */
     static JsonObject json(Acknowledgement a) {
         return new JsonObject().put("by", a.by()).put("at", a.at().toString()).put("comment", a.comment())
                 .put("source", a.source());
     }
 
+    /** How the API shows what telling each pager came to. */
+    static JsonArray json(List<Told> told) {
+        JsonArray outcomes = new JsonArray();
+        for (Told t : told) {
+            outcomes.add(new JsonObject().put("receiver", t.receiver()).put("ok", t.error() == null)
+                    .put("error", t.error()));
+        }
+        return outcomes;
+    }
+
     /**
      * Tells each receiver {@code alert} is routed to that tracks alerts itself (a pager) that it was
-     * acknowledged; one outcome per pager, in receiver order. A pager that cannot be reached does not fail it.
+     * acknowledged, or with {@code withdrawn} that the acknowledgement was taken back; one outcome per pager, in
+     * receiver order. A pager that cannot be reached, or cannot take it, does not fail it.
      */
-    Future<List<Told>> tellPagers(Alert alert) {
+    Future<List<Told>> tellPagers(Alert alert, boolean withdrawn) {
         Set<String> routedTo = new HashSet<>();
         gateway.dispatcher().routing().routes(alert.labels()).forEach(r -> routedTo.add(r.receiver()));
         List<Receiver> pagers = gateway.receivers().stream()
                 .filter(r -> r instanceof Acknowledging && routedTo.contains(r.name())).toList();
-        List<Future<Void>> told = pagers.stream().map(r -> ((Acknowledging) r).acknowledge(alert.fingerprint()))
-                .toList();
+        List<Future<Void>> told = pagers.stream().map(r -> withdrawn
+                ? ((Acknowledging) r).unacknowledge(alert.fingerprint())
+                : ((Acknowledging) r).acknowledge(alert.fingerprint())).toList();
         return Future.join(told).transform(ar -> {
             List<Told> out = new ArrayList<>();
             for (int i = 0; i < pagers.size(); i++) {

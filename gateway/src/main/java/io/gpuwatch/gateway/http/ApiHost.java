@@ -14,6 +14,7 @@ import io.gpuwatch.gateway.store.AsyncStore;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.rules.RuleSet;
 
+import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
@@ -53,6 +54,12 @@ public interface ApiHost {
 
     /** The store, when the gateway runs on a data directory and has opened it. */
     Optional<AsyncStore> store();
+
+    /**
+     * The files the configuration in force was read from: rule files and directories, then the alerting file (its
+     * receivers and routing); empty for a gateway given its rules and routing in code.
+     */
+    List<Path> configFiles();
 
     /** The cluster the gateway is one of, if any. */
     Optional<Cluster> cluster();

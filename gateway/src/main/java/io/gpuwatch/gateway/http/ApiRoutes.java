@@ -8,10 +8,11 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
 /**
- * The HTTP API: health and readiness, alerts ({@link AlertRoutes}), silences ({@link SilenceRoutes}), delivery
- * groups, rules and reload, the audit log, digest charts, the paging services' webhooks ({@link PagerWebhooks})
- * and /metrics, each behind the access check its role needs ({@link AccessGuard}). Handlers run on the
- * gateway's event loop, which owns the silences and acknowledgements.
+ * The HTTP API: health and readiness, alerts ({@link AlertRoutes}, one with its timeline in
+ * {@link AlertDetailRoutes}), silences ({@link SilenceRoutes}), delivery groups, receivers' health, rules and
+ * reload, the audit log, status, digest charts, the paging services' webhooks ({@link PagerWebhooks}) and
+ * /metrics, each behind the access check its role needs ({@link AccessGuard}). Handlers run on the gateway's
+ * event loop, which owns the silences and acknowledgements.
  */
 public final class ApiRoutes {
     private final ApiHost gateway;
@@ -46,10 +47,14 @@ public final class ApiRoutes {
         // the webhooks go first: a paging service signs its calls and holds no API token
         new PagerWebhooks(gateway, acks).mount(router);
         new AlertRoutes(gateway, acks, changes).mount(router, guard);
+        // after the alert routes, so /api/v1/alerts/history is not taken for a fingerprint
+        new AlertDetailRoutes(gateway).mount(router, guard);
         new SilenceRoutes(gateway, changes).mount(router, guard);
         new GroupRoutes(gateway).mount(router, guard);
+        new ReceiverRoutes(gateway).mount(router, guard);
         new RuleRoutes(gateway, changes).mount(router, guard);
         new AuditRoutes(gateway).mount(router, guard);
+        new StatusRoutes(gateway, gateway.clock().instant()).mount(router, guard);
         // chat services fetch a digest's chart without a token; its random id is what keeps it private
         router.get("/api/v1/digests/:id/chart.png").handler(ctx -> gateway.digests()
                 .flatMap(d -> d.chart(ctx.pathParam("id")))

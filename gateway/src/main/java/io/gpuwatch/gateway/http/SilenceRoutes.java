@@ -34,8 +34,41 @@ final class SilenceRoutes {
         router.get("/api/v1/silences").handler(guard.require(Role.VIEWER, false)).handler(this::silences);
         router.post("/api/v1/silences").handler(guard.require(Role.OPERATOR, true)).handler(Replies.body())
                 .handler(this::createSilence);
+        router.post("/api/v1/silences/preview").handler(guard.require(Role.OPERATOR, true)).handler(Replies.body())
+                .handler(this::preview);
         router.delete("/api/v1/silences/:id").handler(guard.require(Role.OPERATOR, false))
                 .handler(this::expireSilence);
+    }
+
+    /**
+     * The firing alerts a silence with the body's {@code matchers} would mute now, a page of them, without making
+     * it: nothing changes, so nothing is audited. The other fields of a silence may be sent and are not read.
+     * 400 naming the bad matcher, or when no matcher requires a value (such a silence would be refused).
+     */
+    private void preview(RoutingContext ctx) {
+        JsonObject body = Replies.jsonBody(ctx);
+        if (body == null) {
+            return;
+        }
+        List<Matcher> matchers = matchers(ctx, body);
+        if (matchers == null) {
+            return;
+        }
+        Optional<String> problem = Silences.matcherProblem(matchers);
+        if (problem.isPresent()) {
+            Replies.badRequest(ctx, "matchers", problem.get());
+            return;
+        }
+        Page page = Page.of(ctx);
+        if (page == null) {
+            return;
+        }
+        Instant now = gateway.clock().instant();
+        List<AlertView> muted = gateway.ledger().live().stream().filter(a -> Matcher.all(matchers, a.labels()))
+                .map(a -> AlertView.of(gateway, a, now)).toList();
+        JsonArray out = new JsonArray();
+        page.of(muted).forEach(v -> out.add(v.json()));
+        Replies.json(ctx, 200, new JsonObject().put("alerts", out).put("total", muted.size()));
     }
 
     private void silences(RoutingContext ctx) {
