@@ -426,4 +426,37 @@ class OperatorApiTest {
         assertEquals(400, unreadable.statusCode());
         assertEquals("matchers[1]", unreadable.bodyAsJsonObject().getString("field"));
     }
+
+    /** One of the operators' routes and the least role that may call it. */
+    private record Guarded(HttpMethod method, String path, JsonObject body, String least) {
+    }
+
+    @Test
+    void eachOperatorsRouteWantsAToken401AndItsRole403() throws Exception {
+        JsonObject preview = new JsonObject().put("matchers", new JsonArray().add("uuid=\"GPU-1\""));
+        List<Guarded> routes = List.of(
+                new Guarded(HttpMethod.GET, "/api/v1/alerts?state=pending", null, VIEWER),
+                new Guarded(HttpMethod.GET, "/api/v1/alerts/0123456789abcdef", null, VIEWER),
+                new Guarded(HttpMethod.GET, "/api/v1/receivers", null, VIEWER),
+                new Guarded(HttpMethod.GET, "/api/v1/status", null, VIEWER),
+                new Guarded(HttpMethod.DELETE, "/api/v1/alerts/0123456789abcdef/ack", null, OPERATOR),
+                new Guarded(HttpMethod.POST, "/api/v1/silences/preview", preview, OPERATOR));
+        List<String> ranked = List.of(VIEWER, OPERATOR, ADMIN);
+        for (Guarded r : routes) {
+            String what = r.method() + " " + r.path();
+            HttpResponse<Buffer> none = send(r.method(), r.path(), null, r.body());
+            assertEquals(401, none.statusCode(), what);
+            assertEquals(AccessGuard.CHALLENGE, none.getHeader("WWW-Authenticate"), what);
+            assertEquals(401, send(r.method(), r.path(), "not-a-token", r.body()).statusCode(), what);
+            for (String token : ranked) {
+                int status = send(r.method(), r.path(), token, r.body()).statusCode();
+                if (ranked.indexOf(token) < ranked.indexOf(r.least())) {
+                    assertEquals(403, status, what + " as " + token);
+                } else {
+                    // past the check: the unknown fingerprint is not found, the rest answers
+                    assertEquals(r.path().contains("0123456789abcdef") ? 404 : 200, status, what + " as " + token);
+                }
+            }
+        }
+    }
 }
