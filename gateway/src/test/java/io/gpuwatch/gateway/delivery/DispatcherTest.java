@@ -3,7 +3,10 @@ package io.gpuwatch.gateway.delivery;
 import io.gpuwatch.gateway.match.Matcher;
 import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.route.RoutingLoad;
+import io.gpuwatch.gateway.store.ReceiverHealth;
 import io.gpuwatch.notify.Notification;
+import io.gpuwatch.notify.Receiver;
+import io.vertx.core.Future;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -15,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -66,6 +70,40 @@ class DispatcherTest {
         advance(Duration.ofHours(4));
         d.tick();
         assertEquals(List.of("thermal@GPU-9:FIRING"), batches(hook).get(3), "a firing alert repeats after 4 h");
+    }
+
+    @Test
+    void eachReceiversHealthFollowsItsSendsAndItsFailuresSinceTheLastSuccess() {
+        RecordingReceiver good = new RecordingReceiver("good");
+        AtomicReference<Boolean> down = new AtomicReference<>(true);
+        Receiver flaky = new Receiver() {
+            @Override
+            public String name() {
+                return "flaky";
+            }
+
+            @Override
+            public Future<Void> send(List<Notification> batch) {
+                return down.get() ? Future.failedFuture("HTTP 503") : Future.succeededFuture();
+            }
+        };
+        Dispatcher d = Dispatcher.broadcast(List.of(good, flaky), clock);
+        assertEquals(List.of("good", "flaky"), d.health().stream().map(ReceiverHealth::receiver).toList());
+        assertNull(d.health().get(0).lastSuccess(), "nothing was sent yet");
+        d.dispatch(firing("a", "page", "gpu-1", "GPU-1", T0));
+        advance(Duration.ofSeconds(10));
+        d.dispatch(firing("b", "page", "gpu-1", "GPU-2", now.get()));
+        assertEquals(T0.plusSeconds(10), d.health().get(0).lastSuccess());
+        assertEquals(0, d.health().get(0).consecutiveFailures());
+        assertEquals(2, d.health().get(1).consecutiveFailures());
+        assertEquals("HTTP 503", d.health().get(1).lastError());
+        assertEquals(T0.plusSeconds(10), d.health().get(1).lastFailure());
+        down.set(false);
+        advance(Duration.ofSeconds(10));
+        d.dispatch(firing("c", "page", "gpu-1", "GPU-3", now.get()));
+        assertEquals(0, d.health().get(1).consecutiveFailures());
+        assertEquals(T0.plusSeconds(20), d.health().get(1).lastSuccess());
+        assertEquals("HTTP 503", d.health().get(1).lastError(), "the last error stays to be read");
     }
 
     @Test

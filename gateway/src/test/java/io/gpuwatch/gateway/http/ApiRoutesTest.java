@@ -183,6 +183,30 @@ class ApiRoutesTest {
     }
 
     @Test
+    void withoutAStoreAnAlertHasItsTimelineButNoRecordedDeliveriesAndAPagerThatCannotUnackSaysSo()
+            throws Exception {
+        String fingerprint = get("/api/v1/alerts").getJsonArray("alerts").getJsonObject(0).getString("fingerprint");
+        assertEquals(200, post("/api/v1/alerts/" + fingerprint + "/ack", new JsonObject().put("by", "ana"))
+                .statusCode());
+        HttpResponse<Buffer> unacked = await(web.delete(gateway.port(), "127.0.0.1", "/api/v1/alerts/" + fingerprint
+                + "/ack").send());
+        assertEquals(200, unacked.statusCode(), unacked.bodyAsString());
+        assertEquals("local", unacked.bodyAsJsonObject().getJsonObject("unacked").getString("by"));
+        JsonObject told = unacked.bodyAsJsonObject().getJsonArray("receivers").getJsonObject(0);
+        assertEquals("pager", told.getString("receiver"));
+        assertTrue(!told.getBoolean("ok") && told.getString("error").contains("no way to withdraw"), told.encode());
+
+        JsonObject page = get("/api/v1/alerts/" + fingerprint);
+        assertEquals("firing", page.getJsonObject("alert").getString("state"));
+        assertEquals(List.of("firing", "unack"), page.getJsonArray("timeline").stream()
+                .map(e -> ((JsonObject) e).getString("event")).toList(), "memory keeps only the newest");
+        assertNull(page.getValue("deliveries"));
+        JsonObject receivers = get("/api/v1/receivers");
+        assertTrue(!receivers.getBoolean("durable"));
+        assertNull(receivers.getJsonArray("receivers").getJsonObject(0).getValue("outboxDepth"));
+    }
+
+    @Test
     void theGroupsWaitingToBeSentAreListed() throws Exception {
         JsonArray groups = get("/api/v1/groups").getJsonArray("groups");
         assertEquals(List.of("chat", "pager"), groups.stream().map(g -> ((JsonObject) g).getString("receiver"))
