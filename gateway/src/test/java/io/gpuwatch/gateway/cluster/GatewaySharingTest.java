@@ -144,5 +144,16 @@ class GatewaySharingTest {
         Gateway three = gateway(p3, List.of(p2, p3), null);
         assertEquals("expired", only(get(three, "/api/v1/silences"), "silences").getString("state"));
         assertEquals("bo", only(get(three, "/api/v1/alerts"), "alerts").getJsonObject("acked").getString("by"));
+
+        now.set(T0.plus(Duration.ofMinutes(11)));
+        assertEquals(200, await(web.delete(three.port(), "127.0.0.1", "/api/v1/alerts/" + fingerprint + "/ack")
+                .send()).statusCode(), "gateway 3 takes back the acknowledgement gateway 1 recorded");
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (only(get(two, "/api/v1/alerts"), "alerts").getValue("acked") != null) {
+            assertTrue(System.currentTimeMillis() < deadline, "gateway 2 still shows the acknowledgement");
+            Thread.sleep(20);
+        }
+        assertTrue(await(two.store().orElseThrow().run(s -> s.acks().latest(fingerprint))).orElseThrow().withdrawn(),
+                "gateway 2 keeps the withdrawal, so it restarts without the acknowledgement");
     }
 }
