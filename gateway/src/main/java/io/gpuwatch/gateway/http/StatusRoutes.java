@@ -42,8 +42,8 @@ final class StatusRoutes {
 
     private void status(RoutingContext ctx) {
         List<Path> files = gateway.configFiles();
-        // the files are read off the event loop
-        ctx.vertx().executeBlocking(() -> ConfigHash.of(files)).onComplete(hashed -> {
+        // the files are read off the event loop; a configuration given in code has no files to compare by
+        ctx.vertx().executeBlocking(() -> files.isEmpty() ? null : ConfigHash.of(files)).onComplete(hashed -> {
             Instant now = gateway.clock().instant();
             JsonArray names = new JsonArray();
             files.forEach(f -> names.add(f.toString()));

@@ -458,5 +458,7 @@ class OperatorApiTest {
                 }
             }
         }
+        assertNull(get("/api/v1/status").getJsonObject("config").getValue("hash"),
+                "rules and routing given in code have no files to hash");
     }
 }
