@@ -8,7 +8,9 @@ import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -152,6 +154,22 @@ public final class Outbox {
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     return rs.getLong(1);
+                }
+            }
+        });
+    }
+
+    /** Pending rows by receiver, receivers with none left out. */
+    public Map<String, Long> pendingByReceiver() {
+        return store.read("count pending outbox rows by receiver", c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT receiver, COUNT(*) FROM outbox "
+                    + "WHERE row_state = 'PENDING' GROUP BY receiver ORDER BY receiver")) {
+                try (ResultSet rs = ps.executeQuery()) {
+                    Map<String, Long> out = new LinkedHashMap<>();
+                    while (rs.next()) {
+                        out.put(rs.getString(1), rs.getLong(2));
+                    }
+                    return out;
                 }
             }
         });
