@@ -2,9 +2,11 @@ package io.gpuwatch.gateway.exposition;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.function.Consumer;
 import java.util.zip.Deflater;
 import java.util.zip.GZIPOutputStream;
 
@@ -31,22 +33,39 @@ public record Encoding(byte[] body, boolean gzip) {
         return false;
     }
 
-    /** Encodes {@code text}; gzip at the fastest level, since the text is repetitive and the scrape waits. */
+    /** Encodes {@code text}. */
     public static Encoding of(CharSequence text, boolean gzip) {
-        byte[] plain = text.toString().getBytes(StandardCharsets.UTF_8);
-        if (!gzip) {
-            return new Encoding(plain, false);
-        }
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(plain.length / 8 + 64);
-        try (GZIPOutputStream z = new GZIPOutputStream(bytes, 64 * 1024) {
-            {
-                def.setLevel(Deflater.BEST_SPEED);
-            }
-        }) {
-            z.write(plain);
+        return write(gzip, format -> format.text(text));
+    }
+
+    /**
+     * Encodes what {@code writer} writes, chunk by chunk as it writes it, so the whole text is never held: at
+     * 10,000 cards it is ~85 MB, its gzip ~6 MB. Gzip at the fastest level, since the text is repetitive and the
+     * scrape waits.
+     */
+    public static Encoding write(boolean gzip, Consumer<TextFormat> writer) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(gzip ? 1 << 20 : 1 << 22);
+        try (OutputStream out = gzip ? fastGzip(bytes) : bytes) {
+            TextFormat format = new TextFormat(new StringBuilder(TextFormat.CHUNK_CHARS + 4096), chunk -> {
+                try {
+                    out.write(chunk.toString().getBytes(StandardCharsets.UTF_8));
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            writer.accept(format);
+            format.finish();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return new Encoding(bytes.toByteArray(), true);
+        return new Encoding(bytes.toByteArray(), gzip);
+    }
+
+    private static GZIPOutputStream fastGzip(OutputStream to) throws IOException {
+        return new GZIPOutputStream(to, 64 * 1024) {
+            {
+                def.setLevel(Deflater.BEST_SPEED);
+            }
+        };
     }
 }

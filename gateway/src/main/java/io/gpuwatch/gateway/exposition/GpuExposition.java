@@ -124,8 +124,7 @@ public final class GpuExposition {
     }
 
     /** Writes every family for these cards; a family no card has a value for is left out entirely. */
-    public static void write(List<CardSnapshot> cards, StringBuilder out) {
-        TextFormat text = new TextFormat(out);
+    public static void write(List<CardSnapshot> cards, TextFormat text) {
         String[] labels = new String[cards.size()];
         for (int i = 0; i < labels.length; i++) {
             labels[i] = labels(cards.get(i));
@@ -158,11 +157,15 @@ public final class GpuExposition {
         }
     }
 
-    /** The whole exposition of these cards. */
+    /** The whole exposition of these cards as one string, for tests and small fleets. */
     public static String text(List<CardSnapshot> cards) {
-        // about 30 families of ~200 bytes per card
-        StringBuilder out = new StringBuilder(Math.max(1024, cards.size() * 6000));
-        write(cards, out);
+        StringBuilder out = new StringBuilder();
+        write(cards, new TextFormat(out));
         return out.toString();
+    }
+
+    /** The exposition of these cards, encoded as it is written. */
+    public static Encoding encode(List<CardSnapshot> cards, boolean gzip) {
+        return Encoding.write(gzip, text -> write(cards, text));
     }
 }

@@ -1,5 +1,7 @@
 package io.gpuwatch.gateway.exposition;
 
+import java.util.function.Consumer;
+
 /**
  * Writes Prometheus's text exposition format (version 0.0.4): a family's {@code # HELP} and {@code # TYPE} lines,
  * then its samples, with label values and help texts escaped as the format asks. Labels are rendered once per
@@ -10,11 +12,50 @@ public final class TextFormat {
     /** The content type of this format. */
     public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-    private final StringBuilder out;
+    /** Text held before it is handed to the drain, if there is one. */
+    static final int CHUNK_CHARS = 64 * 1024;
 
-    /** Writes into {@code out}. */
+    private final StringBuilder out;
+    private final Consumer<StringBuilder> drain;
+
+    /** Writes into {@code out}, which keeps all of the text. */
     public TextFormat(StringBuilder out) {
+        this(out, null);
+    }
+
+    /**
+     * Writes into {@code out} and hands it to {@code drain} (which then empties it) whenever it holds a chunk, so a
+     * large exposition is encoded as it is written rather than held whole.
+     */
+    TextFormat(StringBuilder out, Consumer<StringBuilder> drain) {
         this.out = out;
+        this.drain = drain;
+    }
+
+    private void endLine() {
+        out.append('\n');
+        if (drain != null && out.length() >= CHUNK_CHARS) {
+            drain.accept(out);
+            out.setLength(0);
+        }
+    }
+
+    /** Text written as it is: whole lines of an exposition made elsewhere, e.g. on another thread. */
+    public TextFormat text(CharSequence text) {
+        out.append(text);
+        if (drain != null && out.length() >= CHUNK_CHARS) {
+            drain.accept(out);
+            out.setLength(0);
+        }
+        return this;
+    }
+
+    /** Hands what is left to the drain. */
+    void finish() {
+        if (drain != null && out.length() > 0) {
+            drain.accept(out);
+            out.setLength(0);
+        }
     }
 
     /** Starts a family: {@code type} is counter, gauge, summary, histogram or untyped. */
@@ -38,7 +79,7 @@ public final class TextFormat {
     public TextFormat sample(String name, double value) {
         out.append(name).append(' ');
         number(out, value);
-        out.append('\n');
+        endLine();
         return this;
     }
 
@@ -50,7 +91,7 @@ public final class TextFormat {
         }
         out.append(' ');
         number(out, value);
-        out.append('\n');
+        endLine();
         return this;
     }
 
@@ -67,7 +108,7 @@ public final class TextFormat {
         }
         out.append("} ");
         number(out, value);
-        out.append('\n');
+        endLine();
         return this;
     }
 

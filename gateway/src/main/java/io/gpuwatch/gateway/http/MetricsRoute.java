@@ -21,7 +21,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
@@ -51,7 +51,7 @@ final class MetricsRoute {
 
     void gpus(RoutingContext ctx) {
         List<CardSnapshot> cards = gateway.fleet().snapshot(gateway.clock().millis(), staleAfterMs());
-        reply(ctx, () -> GpuExposition.text(cards));
+        reply(ctx, text -> GpuExposition.write(cards, text));
     }
 
     void metrics(RoutingContext ctx) {
@@ -66,8 +66,8 @@ final class MetricsRoute {
                 LOG.warning("the outbox depth could not be read for /metrics: " + ar.cause().getMessage());
             }
             Map<String, Long> byReceiver = ar.succeeded() ? ar.result() : null;
-            reply(ctx, () -> {
-                TextFormat text = new TextFormat(b);
+            reply(ctx, text -> {
+                text.text(b);
                 if (byReceiver != null && !receivers.isEmpty()) {
                     text.family("gpuwatch_outbox_pending", "gauge", "notifications in the outbox waiting to be sent");
                     for (String receiver : receivers) {
@@ -76,15 +76,14 @@ final class MetricsRoute {
                     }
                 }
                 ProcessFigures.write(text);
-                return b;
             });
         });
     }
 
     /** Writes the text on a worker and sends it, gzipped when the scraper accepts gzip. */
-    private static void reply(RoutingContext ctx, Callable<CharSequence> text) {
+    private static void reply(RoutingContext ctx, Consumer<TextFormat> writer) {
         boolean gzip = Encoding.accepts(ctx.request().getHeader("Accept-Encoding"));
-        ctx.vertx().executeBlocking(() -> Encoding.of(text.call(), gzip), false).onComplete(ar -> {
+        ctx.vertx().executeBlocking(() -> Encoding.write(gzip, writer), false).onComplete(ar -> {
             if (ar.failed()) {
                 LOG.warning("a scrape of " + ctx.request().path() + " failed: " + ar.cause());
                 Replies.text(ctx, 500, "the metrics could not be written: " + ar.cause().getMessage() + "\n");

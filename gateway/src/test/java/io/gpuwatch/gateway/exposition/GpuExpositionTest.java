@@ -12,11 +12,14 @@ import io.gpuwatch.protocol.ProcessInfo;
 import io.gpuwatch.protocol.Sample;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.zip.GZIPInputStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -161,6 +164,24 @@ class GpuExpositionTest {
         assertEquals(List.of(), uuids(fleet.snapshot(40_000, 30_000)), "back, but nothing read since");
         fleet.sample("gpu-a17", new Sample(2, 41_000, List.of(busy("GPU-1", 3))), 41_000, c -> { });
         assertEquals(List.of("GPU-1"), uuids(fleet.snapshot(41_000, 30_000)));
+    }
+
+    @Test
+    void aLargeExpositionEncodedChunkByChunkIsTheSameText() throws Exception {
+        FleetState fleet = new FleetState();
+        for (int n = 0; n < 40; n++) {
+            fleet.hello(hello("n" + n, "GPU-" + n + "-0", "GPU-" + n + "-1", "GPU-" + n + "-2"), 0);
+            fleet.sample("n" + n, new Sample(1, 1000, List.of(busy("GPU-" + n + "-0", 80), busy("GPU-" + n + "-1", 7,
+                    new ProcessInfo(1, null, "t" + n, "o", "b")), busy("GPU-" + n + "-2", 0))), 1000, c -> { });
+        }
+        List<CardSnapshot> cards = fleet.snapshot(1000, 30_000);
+        String text = GpuExposition.text(cards);
+        assertTrue(text.length() > 3 * TextFormat.CHUNK_CHARS, "spans several chunks: " + text.length());
+        assertEquals(text, new String(GpuExposition.encode(cards, false).body(), StandardCharsets.UTF_8));
+        Encoding z = GpuExposition.encode(cards, true);
+        try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(z.body()))) {
+            assertEquals(text, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        }
     }
 
     private static List<String> uuids(List<CardSnapshot> cards) {
