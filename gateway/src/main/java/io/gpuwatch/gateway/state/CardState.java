@@ -35,8 +35,10 @@ public final class CardState implements ScopeView {
     private long now;
     private long windowsAt = Long.MIN_VALUE;
     private boolean dropped;
-    /** The latest reading of every metric (NaN where absent), copied so no reading object outlives its sample. */
-    private final double[] latest = new double[Metric.count()];
+    /** The card metrics, which lead the protocol's list: the others never come in a card reading. */
+    private static final int CARD_METRICS = cardMetrics();
+    /** The latest reading of every card metric (NaN where absent), copied so no reading outlives its sample. */
+    private final double[] latest = new double[CARD_METRICS];
     /** The gateway's time of arrival of the latest reading; MIN_VALUE before the first. */
     private long latestAt = Long.MIN_VALUE;
     /** Seconds the card spent allocated and idle since the gateway first saw it, over sample intervals. */
@@ -148,6 +150,14 @@ public final class CardState implements ScopeView {
                 windows[i].at(ts);
             }
         }
+    }
+
+    private static int cardMetrics() {
+        int n = 0;
+        while (n < Metric.count() && Metric.of(n).source() == Metric.Source.CARD) {
+            n++;
+        }
+        return n;
     }
 
     /**

@@ -167,6 +167,15 @@ class GpuExpositionTest {
     }
 
     @Test
+    void everyCardMetricLeadsTheProtocolsListSoACardKeepsThemAll() {
+        boolean others = false;
+        for (Metric m : Metric.values()) {
+            others |= m.source() != Metric.Source.CARD;
+            assertFalse(others && m.source() == Metric.Source.CARD, m + " comes after a metric of another frame");
+        }
+    }
+
+    @Test
     void aLargeExpositionEncodedChunkByChunkIsTheSameText() throws Exception {
         FleetState fleet = new FleetState();
         for (int n = 0; n < 40; n++) {
