@@ -4,7 +4,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.function.Consumer;
 import java.util.zip.Deflater;
@@ -35,7 +34,7 @@ public record Encoding(byte[] body, boolean gzip) {
 
     /** Encodes {@code text}. */
     public static Encoding of(CharSequence text, boolean gzip) {
-        return write(gzip, format -> format.text(text));
+        return write(gzip, text.length(), format -> format.text(text));
     }
 
     /**
@@ -43,12 +42,19 @@ public record Encoding(byte[] body, boolean gzip) {
      * 10,000 cards it is ~85 MB, its gzip ~6 MB. Gzip at the fastest level, since the text is repetitive and the
      * scrape waits.
      */
-    public static Encoding write(boolean gzip, Consumer<TextFormat> writer) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(gzip ? 1 << 20 : 1 << 22);
+    public static Encoding write(boolean gzip, long textBytesHint, Consumer<TextFormat> writer) {
+        // gzip shrinks the text about 14 times; sized ahead, the buffer is not copied over and over as it grows
+        long expected = Math.max(4096, gzip ? textBytesHint / 12 : textBytesHint + textBytesHint / 16);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream((int) Math.min(expected, Integer.MAX_VALUE - 16));
+        byte[][] utf8 = {new byte[(TextFormat.CHUNK_CHARS + 8192) * 3]};
         try (OutputStream out = gzip ? fastGzip(bytes) : bytes) {
-            TextFormat format = new TextFormat(new StringBuilder(TextFormat.CHUNK_CHARS + 4096), chunk -> {
+            TextFormat format = new TextFormat(new StringBuilder(TextFormat.CHUNK_CHARS + 8192), chunk -> {
+                if (chunk.length() * 3 > utf8[0].length) {
+                    // a line longer than the slack (a label value kilobytes long) ended this chunk
+                    utf8[0] = new byte[chunk.length() * 3];
+                }
                 try {
-                    out.write(chunk.toString().getBytes(StandardCharsets.UTF_8));
+                    out.write(utf8[0], 0, utf8(chunk, utf8[0]));
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
@@ -59,6 +65,38 @@ public record Encoding(byte[] body, boolean gzip) {
             throw new UncheckedIOException(e);
         }
         return new Encoding(bytes.toByteArray(), gzip);
+    }
+
+    /**
+     * Encodes {@code text} as UTF-8 into {@code to}, which holds three bytes per char, and returns the length: a
+     * chunk is encoded into the same array every time instead of into a new string and byte array.
+     */
+    static int utf8(CharSequence text, byte[] to) {
+        int n = 0;
+        int length = text.length();
+        for (int i = 0; i < length; i++) {
+            char c = text.charAt(i);
+            if (c < 0x80) {
+                to[n++] = (byte) c;
+            } else if (c < 0x800) {
+                to[n++] = (byte) (0xc0 | c >> 6);
+                to[n++] = (byte) (0x80 | c & 0x3f);
+            } else if (Character.isHighSurrogate(c) && i + 1 < length && Character.isLowSurrogate(text.charAt(i + 1))) {
+                int cp = Character.toCodePoint(c, text.charAt(++i));
+                to[n++] = (byte) (0xf0 | cp >> 18);
+                to[n++] = (byte) (0x80 | cp >> 12 & 0x3f);
+                to[n++] = (byte) (0x80 | cp >> 6 & 0x3f);
+                to[n++] = (byte) (0x80 | cp & 0x3f);
+            } else if (Character.isSurrogate(c)) {
+                // a lone surrogate is not a character: '?' as String.getBytes writes it
+                to[n++] = '?';
+            } else {
+                to[n++] = (byte) (0xe0 | c >> 12);
+                to[n++] = (byte) (0x80 | c >> 6 & 0x3f);
+                to[n++] = (byte) (0x80 | c & 0x3f);
+            }
+        }
+        return n;
     }
 
     private static GZIPOutputStream fastGzip(OutputStream to) throws IOException {

@@ -164,8 +164,13 @@ public final class GpuExposition {
         return out.toString();
     }
 
+    /** About how many bytes of text {@code cards} cards make: 35 series of about 250 bytes each. */
+    public static long textBytes(int cards) {
+        return cards * 35L * 250;
+    }
+
     /** The exposition of these cards, encoded as it is written. */
     public static Encoding encode(List<CardSnapshot> cards, boolean gzip) {
-        return Encoding.write(gzip, text -> write(cards, text));
+        return Encoding.write(gzip, textBytes(cards.size()), text -> write(cards, text));
     }
 }

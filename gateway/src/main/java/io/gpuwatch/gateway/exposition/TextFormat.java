@@ -42,10 +42,13 @@ public final class TextFormat {
 
     /** Text written as it is: whole lines of an exposition made elsewhere, e.g. on another thread. */
     public TextFormat text(CharSequence text) {
-        out.append(text);
-        if (drain != null && out.length() >= CHUNK_CHARS) {
-            drain.accept(out);
-            out.setLength(0);
+        // in pieces of a chunk, so a drain's buffer sized for one chunk holds it
+        for (int from = 0; from < text.length(); from += CHUNK_CHARS) {
+            out.append(text, from, Math.min(text.length(), from + CHUNK_CHARS));
+            if (drain != null && out.length() >= CHUNK_CHARS) {
+                drain.accept(out);
+                out.setLength(0);
+            }
         }
         return this;
     }

@@ -51,7 +51,7 @@ final class MetricsRoute {
 
     void gpus(RoutingContext ctx) {
         List<CardSnapshot> cards = gateway.fleet().snapshot(gateway.clock().millis(), staleAfterMs());
-        reply(ctx, text -> GpuExposition.write(cards, text));
+        reply(ctx, GpuExposition.textBytes(cards.size()), text -> GpuExposition.write(cards, text));
     }
 
     void metrics(RoutingContext ctx) {
@@ -66,7 +66,8 @@ final class MetricsRoute {
                 LOG.warning("the outbox depth could not be read for /metrics: " + ar.cause().getMessage());
             }
             Map<String, Long> byReceiver = ar.succeeded() ? ar.result() : null;
-            reply(ctx, text -> {
+            // the process's and JVM's figures add a few kilobytes to the gateway's own
+            reply(ctx, b.length() + 8192, text -> {
                 text.text(b);
                 if (byReceiver != null && !receivers.isEmpty()) {
                     text.family("gpuwatch_outbox_pending", "gauge", "notifications in the outbox waiting to be sent");
@@ -81,9 +82,9 @@ final class MetricsRoute {
     }
 
     /** Writes the text on a worker and sends it, gzipped when the scraper accepts gzip. */
-    private static void reply(RoutingContext ctx, Consumer<TextFormat> writer) {
+    private static void reply(RoutingContext ctx, long textBytesHint, Consumer<TextFormat> writer) {
         boolean gzip = Encoding.accepts(ctx.request().getHeader("Accept-Encoding"));
-        ctx.vertx().executeBlocking(() -> Encoding.write(gzip, writer), false).onComplete(ar -> {
+        ctx.vertx().executeBlocking(() -> Encoding.write(gzip, textBytesHint, writer), false).onComplete(ar -> {
             if (ar.failed()) {
                 LOG.warning("a scrape of " + ctx.request().path() + " failed: " + ar.cause());
                 Replies.text(ctx, 500, "the metrics could not be written: " + ar.cause().getMessage() + "\n");

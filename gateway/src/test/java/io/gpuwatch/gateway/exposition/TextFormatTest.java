@@ -2,6 +2,8 @@ package io.gpuwatch.gateway.exposition;
 
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -48,6 +50,19 @@ class TextFormatTest {
         StringBuilder b = new StringBuilder();
         new TextFormat(b).sample("x_total", "code", "79", "gpu=\"0\"", 2).sample("y", "", 1).sample("z", "a=\"b\"", 3);
         assertEquals("x_total{code=\"79\",gpu=\"0\"} 2\ny 1\nz{a=\"b\"} 3\n", b.toString());
+    }
+
+    @Test
+    void chunksAreUtf8AsJavaWritesItAndALineLongerThanAChunkFits() {
+        String mixed = "task=\"ü € 😀 \ud800 end\"";
+        byte[] to = new byte[mixed.length() * 3];
+        int n = Encoding.utf8(mixed, to);
+        assertEquals(new String(mixed.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8),
+                new String(to, 0, n, StandardCharsets.UTF_8));
+        assertEquals(mixed.getBytes(StandardCharsets.UTF_8).length, n);
+        String longLabel = "é".repeat(3 * TextFormat.CHUNK_CHARS);
+        Encoding e = Encoding.write(false, 0, text -> text.sample("a", "x", longLabel, "", 1).sample("b", 2));
+        assertEquals("a{x=\"" + longLabel + "\"} 1\nb 2\n", new String(e.body(), StandardCharsets.UTF_8));
     }
 
     @Test
