@@ -10,8 +10,8 @@ import io.vertx.ext.web.RoutingContext;
 /**
  * The HTTP API: health and readiness, alerts ({@link AlertRoutes}), silences ({@link SilenceRoutes}), delivery
  * groups, rules and reload, the audit log, digest charts, the paging services' webhooks ({@link PagerWebhooks})
- * and /metrics and /metrics/gpus, each behind the access check its role needs ({@link AccessGuard}). Handlers run on the
- * gateway's event loop, which owns the silences and acknowledgements.
+ * and the scrape paths ({@link MetricsRoute}), each behind the access check its role needs ({@link AccessGuard}).
+ * Handlers run on the gateway's event loop, which owns the silences and acknowledgements.
  */
 public final class ApiRoutes {
     private final ApiHost gateway;
@@ -26,8 +26,8 @@ public final class ApiRoutes {
     }
 
     /**
-     * Mounts every route: health and readiness open, {@code /metrics} and {@code /metrics/gpus} open or for viewers as {@link ApiAccess}
-     * says, reads for viewers, alert and silence changes for operators, reload and the audit log for admins,
+     * Mounts every route: health and readiness open, {@code /metrics} and {@code /metrics/gpus} open or for
+     * viewers as {@link ApiAccess} says, reads for viewers, alert and silence changes for operators, reload and the audit log for admins,
      * and the paging services' webhooks, which prove themselves with their own signatures.
      */
     public void mount(Router router) {
