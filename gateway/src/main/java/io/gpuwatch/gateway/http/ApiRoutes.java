@@ -27,8 +27,9 @@ public final class ApiRoutes {
 
     /**
      * Mounts every route: health and readiness open, {@code /metrics} and {@code /metrics/gpus} open or for
-     * viewers as {@link ApiAccess} says, reads for viewers, alert and silence changes for operators, reload and the audit log for admins,
-     * and the paging services' webhooks, which prove themselves with their own signatures.
+     * viewers as {@link ApiAccess} says, reads for viewers, alert and silence changes for operators, reload and
+     * the audit log for admins, and the paging services' webhooks, which prove themselves with their own
+     * signatures.
      */
     public void mount(Router router) {
         router.get("/-/healthy").handler(ctx -> ctx.response().putHeader("Content-Type", "text/plain").end("OK\n"));
