@@ -24,6 +24,18 @@ public enum DerivedMetric {
     /** Below this gpuUtil (percent) an allocated card counts as idle. */
     public static final double IDLE_BELOW_PERCENT = 5;
 
+    /** {@link #IDLE} of a card with this gpuUtil: NaN without a reading. */
+    public static double idle(double gpuUtil, boolean allocated) {
+        return Double.isNaN(gpuUtil) ? Double.NaN : allocated && gpuUtil < IDLE_BELOW_PERCENT ? 1 : 0;
+    }
+
+    /** {@link #EFFECTIVE_COMPUTE_RATIO} of a card with this gpuUtil (percent) and smActive (ratio). */
+    public static double effectiveComputeRatio(double gpuUtil, double smActive) {
+        // no ratio of an idle card: "busy" is what the ratio divides by
+        return Double.isNaN(gpuUtil) || Double.isNaN(smActive) || gpuUtil < 1 ? Double.NaN
+                : Math.min(1, smActive / (gpuUtil / 100));
+    }
+
     private final String field;
     private final Metric.Source source;
     private final Metric.Kind kind;

@@ -42,6 +42,9 @@ public final class Dispatcher {
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final Map<String, ReceiverHealth> health = new LinkedHashMap<>();
+    /** The same two counts by receiver name, every configured receiver from the start. */
+    private final Map<String, AtomicLong> sentBy = new LinkedHashMap<>();
+    private final Map<String, AtomicLong> failedBy = new LinkedHashMap<>();
     private Delivery delivery = Delivery.DIRECT;
     /** The silences' change count and the time muting was last brought up to date. */
     private long silenceChanges;
@@ -60,6 +63,8 @@ public final class Dispatcher {
         this.routing = routing;
         for (Receiver r : receivers) {
             this.receivers.put(r.name(), r);
+            sentBy.put(r.name(), new AtomicLong());
+            failedBy.put(r.name(), new AtomicLong());
         }
         List<String> missing = new ArrayList<>(routing.receivers());
         missing.removeAll(this.receivers.keySet());
@@ -140,9 +145,11 @@ public final class Dispatcher {
                 ReceiverHealth before = health.getOrDefault(r.name(), ReceiverHealth.unused(r.name()));
                 if (ar.succeeded()) {
                     sent.addAndGet(alerts.size());
+                    sentBy.get(r.name()).addAndGet(alerts.size());
                     health.put(r.name(), before.succeeded(clock.instant()));
                 } else {
                     failed.addAndGet(alerts.size());
+                    failedBy.get(r.name()).addAndGet(alerts.size());
                     health.put(r.name(), before.failed(clock.instant(), ar.cause().getMessage() == null
                             ? ar.cause().toString() : ar.cause().getMessage()));
                     LOG.warning("receiver " + r.name() + " failed to deliver group " + f.groupKey() + " ("
@@ -196,5 +203,21 @@ public final class Dispatcher {
     /** Notifications a receiver failed to deliver. */
     public long failed() {
         return failed.get();
+    }
+
+    /** Notifications delivered by receiver name, as {@link #sent()} counts them. */
+    public Map<String, Long> sentByReceiver() {
+        return counts(sentBy);
+    }
+
+    /** Notifications failed by receiver name, as {@link #failed()} counts them. */
+    public Map<String, Long> failedByReceiver() {
+        return counts(failedBy);
+    }
+
+    private static Map<String, Long> counts(Map<String, AtomicLong> by) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        by.forEach((name, n) -> out.put(name, n.get()));
+        return out;
     }
 }

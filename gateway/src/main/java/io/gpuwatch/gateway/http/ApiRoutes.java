@@ -10,9 +10,9 @@ import io.vertx.ext.web.RoutingContext;
 /**
  * The HTTP API: health and readiness, alerts ({@link AlertRoutes}, one with its timeline in
  * {@link AlertDetailRoutes}), silences ({@link SilenceRoutes}), delivery groups, receivers' health, rules and
- * reload, the audit log, status, digest charts, the paging services' webhooks ({@link PagerWebhooks}) and
- * /metrics, each behind the access check its role needs ({@link AccessGuard}). Handlers run on the gateway's
- * event loop, which owns the silences and acknowledgements.
+ * reload, the audit log, status, digest charts, the paging services' webhooks ({@link PagerWebhooks}) and the
+ * scrape paths ({@link MetricsRoute}), each behind the access check its role needs ({@link AccessGuard}).
+ * Handlers run on the gateway's event loop, which owns the silences and acknowledgements.
  */
 public final class ApiRoutes {
     private final ApiHost gateway;
@@ -27,9 +27,10 @@ public final class ApiRoutes {
     }
 
     /**
-     * Mounts every route: health and readiness open, {@code /metrics} open or for viewers as {@link ApiAccess}
-     * says, reads for viewers, alert and silence changes for operators, reload and the audit log for admins,
-     * and the paging services' webhooks, which prove themselves with their own signatures.
+     * Mounts every route: health and readiness open, {@code /metrics} and {@code /metrics/gpus} open or for
+     * viewers as {@link ApiAccess} says, reads for viewers, alert and silence changes for operators, reload and
+     * the audit log for admins, and the paging services' webhooks, which prove themselves with their own
+     * signatures.
      */
     public void mount(Router router) {
         router.get("/-/healthy").handler(ctx -> ctx.response().putHeader("Content-Type", "text/plain").end("OK\n"));
@@ -62,15 +63,21 @@ public final class ApiRoutes {
                                 .putHeader("Cache-Control", "public, max-age=604800").end(Buffer.buffer(png)),
                         () -> Replies.text(ctx, 404, "no such digest chart (charts are kept for the newest digests "
                                 + "only)\n")));
-        Handler<RoutingContext> metrics = new MetricsRoute(gateway)::metrics;
-        if (access.metricsOpen()) {
-            router.get("/metrics").handler(metrics);
-        } else {
-            router.get("/metrics").handler(guard.require(Role.VIEWER, false)).handler(metrics);
-        }
+        MetricsRoute scrape = new MetricsRoute(gateway);
+        metrics(router, "/metrics", scrape::metrics);
+        metrics(router, "/metrics/gpus", scrape::gpus);
         // any other /api path: the caller learns it is unknown only once it may use the API at all
         router.route("/api/*").handler(guard.require(Role.VIEWER, false)).handler(ctx -> Replies.json(ctx, 404,
                 new JsonObject().put("error", "no such API route: " + ctx.request().method() + " "
                         + ctx.request().path())));
+    }
+
+    /** A scrape path, open or for viewers as {@link ApiAccess#metricsOpen} says. */
+    private void metrics(Router router, String path, Handler<RoutingContext> handler) {
+        if (access.metricsOpen()) {
+            router.get(path).handler(handler);
+        } else {
+            router.get(path).handler(guard.require(Role.VIEWER, false)).handler(handler);
+        }
     }
 }

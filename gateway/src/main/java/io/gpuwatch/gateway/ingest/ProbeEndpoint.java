@@ -154,7 +154,8 @@ public final class ProbeEndpoint {
         return vertx;
     }
 
-    IngestConfig config() {
+    /** The limits this endpoint runs under. */
+    public IngestConfig config() {
         return config;
     }
 

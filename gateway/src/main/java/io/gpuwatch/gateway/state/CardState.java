@@ -5,12 +5,15 @@ import io.gpuwatch.gateway.window.MetricWindow;
 import io.gpuwatch.protocol.CardInfo;
 import io.gpuwatch.protocol.CardReading;
 import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.protocol.MetricValues;
 import io.gpuwatch.protocol.ProcessInfo;
+import io.gpuwatch.rules.DerivedMetric;
 import io.gpuwatch.rules.SeriesSpec;
 import io.gpuwatch.rules.scope.BaselineStat;
 import io.gpuwatch.rules.scope.Series;
 import io.gpuwatch.rules.scope.ScopeView;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -32,6 +35,18 @@ public final class CardState implements ScopeView {
     private long now;
     private long windowsAt = Long.MIN_VALUE;
     private boolean dropped;
+    /** The card metrics, which lead the protocol's list: the others never come in a card reading. */
+    private static final int CARD_METRICS = cardMetrics();
+    /** The latest reading of every card metric (NaN where absent), copied so no reading outlives its sample. */
+    private final double[] latest = new double[CARD_METRICS];
+    /** The gateway's time of arrival of the latest reading; MIN_VALUE before the first. */
+    private long latestAt = Long.MIN_VALUE;
+    /** Seconds the card spent allocated and idle since the gateway first saw it, over sample intervals. */
+    private double idleSeconds;
+    /** XID codes seen since the gateway started, with how often each; grown on the rare XID (never changed in place). */
+    private int[] xidCodes = new int[0];
+    private long[] xidCounts = new long[0];
+    private int lastXid;
 
     CardState(NodeState node, String uuid, CardInfo info, EventLog events) {
         this.node = node;
@@ -39,6 +54,7 @@ public final class CardState implements ScopeView {
         this.info = info;
         this.events = events;
         this.identity = Map.of("node", node.name(), "uuid", uuid);
+        Arrays.fill(latest, Double.NaN);
     }
 
     public String uuid() {
@@ -57,6 +73,11 @@ public final class CardState implements ScopeView {
     /** The engine key of card {@code uuid} of {@code node}. */
     public static String key(String node, String uuid) {
         return "card/" + node + "/" + uuid;
+    }
+
+    /** The gateway's time of arrival of the latest reading; {@link Long#MIN_VALUE} before the first. */
+    public long latestAt() {
+        return latestAt;
     }
 
     public long lastSampleAt() {
@@ -131,8 +152,54 @@ public final class CardState implements ScopeView {
         }
     }
 
+    private static int cardMetrics() {
+        int n = 0;
+        while (n < Metric.count() && Metric.of(n).source() == Metric.Source.CARD) {
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * Keeps a reading's values as the card's latest, received at {@code at} (gateway time), and adds the interval
+     * since the previous reading to the idle time when the card was idle over it.
+     */
+    void latest(long at, MetricValues values) {
+        if (latestAt != Long.MIN_VALUE && at > latestAt
+                && DerivedMetric.idle(latest[Metric.GPU_UTIL.ordinal()], allocated()) == 1) {
+            idleSeconds += (at - latestAt) / 1000.0;
+        }
+        for (int i = 0; i < latest.length; i++) {
+            latest[i] = values.get(i);
+        }
+        latestAt = at;
+    }
+
     void event(long ts, String kind, int code) {
         events.add(ts, kind, code);
+        if (kind.equals("xid") && code >= 0) {
+            countXid(code);
+        }
+    }
+
+    private void countXid(int code) {
+        lastXid = code;
+        for (int i = 0; i < xidCodes.length; i++) {
+            if (xidCodes[i] == code) {
+                xidCounts[i]++;
+                return;
+            }
+        }
+        xidCodes = Arrays.copyOf(xidCodes, xidCodes.length + 1);
+        xidCounts = Arrays.copyOf(xidCounts, xidCounts.length + 1);
+        xidCodes[xidCodes.length - 1] = code;
+        xidCounts[xidCounts.length - 1] = 1;
+    }
+
+    /** What a scrape exports of this card now, copied so it can be formatted off the event loop. */
+    public CardSnapshot snapshot() {
+        return new CardSnapshot(node.name(), node.driver(), uuid, info, attribution, latest.clone(), latestAt,
+                idleSeconds, xidCodes, xidCounts.length == 0 ? xidCounts : xidCounts.clone(), lastXid);
     }
 
     /** Sets the evaluation time every window function is relative to. */

@@ -136,6 +136,26 @@ public final class FleetState {
         return n;
     }
 
+    /**
+     * The cards a scrape exports at {@code now}: those of connected nodes with a reading received within
+     * {@code staleAfterMs}. A lost node's cards, or a card that stopped reporting, drop out, so their series go
+     * stale in Prometheus instead of repeating an old value.
+     */
+    public List<CardSnapshot> snapshot(long now, long staleAfterMs) {
+        List<CardSnapshot> out = new ArrayList<>();
+        for (NodeState node : nodes.values()) {
+            if (!node.connected()) {
+                continue;
+            }
+            for (CardState card : node.cards()) {
+                if (card.latestAt() != Long.MIN_VALUE && now - card.latestAt() <= staleAfterMs) {
+                    out.add(card.snapshot());
+                }
+            }
+        }
+        return out;
+    }
+
     /** A node said hello: it is a member now, with the cards it listed. */
     public NodeState hello(Hello hello, long at) {
         NodeState node = nodes.get(hello.node());
@@ -169,6 +189,8 @@ public final class FleetState {
         long ts = Math.min(sample.ts(), at);
         for (CardReading reading : sample.cards()) {
             CardState card = n.cardFor(reading.uuid(), null);
+            // before append, which takes the new attribution: idle time counts the interval the old one held
+            card.latest(at, reading.values());
             card.append(ts, reading);
             learn(card, ts, reading);
             for (ProcessInfo p : reading.processes()) {

@@ -27,6 +27,7 @@ public final class NodeState implements ScopeView {
     private final FleetState fleet;
     private Map<String, String> labels = Map.of();
     private String bootId;
+    private String driver;
     private long lastFrameAt;
     private boolean connected;
     private PooledSeries[] series = new PooledSeries[0];
@@ -49,6 +50,11 @@ public final class NodeState implements ScopeView {
 
     public String bootId() {
         return bootId;
+    }
+
+    /** The driver version its hello named, or null. */
+    public String driver() {
+        return driver;
     }
 
     public boolean connected() {
@@ -84,6 +90,7 @@ public final class NodeState implements ScopeView {
         }
         this.bootId = hello.bootId();
         this.labels = hello.labels();
+        this.driver = hello.driver();
         this.lastFrameAt = at;
         this.connected = true;
         List<String> listed = new ArrayList<>();

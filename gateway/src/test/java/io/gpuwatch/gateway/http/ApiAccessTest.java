@@ -106,7 +106,7 @@ class ApiAccessTest {
         assertEquals(200, send(g, HttpMethod.GET, "/-/ready", null).statusCode());
 
         for (String path : List.of("/api/v1/alerts", "/api/v1/alerts/history", "/api/v1/silences", "/api/v1/groups",
-                "/api/v1/rules", "/metrics", "/api/v1/nothing-here")) {
+                "/api/v1/rules", "/metrics", "/metrics/gpus", "/api/v1/nothing-here")) {
             HttpResponse<Buffer> none = send(g, HttpMethod.GET, path, null);
             assertEquals(401, none.statusCode(), path);
             assertEquals("Bearer realm=\"gpuwatch\"", none.getHeader("WWW-Authenticate"), path);
@@ -159,6 +159,7 @@ class ApiAccessTest {
     void metricsAreOpenUnlessToldOtherwise(Vertx vertx) throws Exception {
         Gateway g = start(vertx, tokens(true, 1000));
         assertEquals(200, send(g, HttpMethod.GET, "/metrics", null).statusCode());
+        assertEquals(200, send(g, HttpMethod.GET, "/metrics/gpus", null).statusCode());
         assertEquals(401, send(g, HttpMethod.GET, "/api/v1/alerts", null).statusCode());
     }
 

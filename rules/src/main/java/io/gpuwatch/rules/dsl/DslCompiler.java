@@ -810,21 +810,12 @@ public final class DslCompiler {
         switch (d) {
             case IDLE: {
                 int util = catalog.raw(Metric.GPU_UTIL, 0);
-                return v -> {
-                    double u = v.series(util).last();
-                    return Double.isNaN(u) ? Double.NaN
-                            : v.allocated() && u < DerivedMetric.IDLE_BELOW_PERCENT ? 1 : 0;
-                };
+                return v -> DerivedMetric.idle(v.series(util).last(), v.allocated());
             }
             case EFFECTIVE_COMPUTE_RATIO: {
                 int util = catalog.raw(Metric.GPU_UTIL, 0);
                 int sm = catalog.raw(Metric.SM_ACTIVE, 0);
-                return v -> {
-                    double u = v.series(util).last();
-                    double a = v.series(sm).last();
-                    // no ratio of an idle card: "busy" is what the ratio divides by
-                    return Double.isNaN(u) || Double.isNaN(a) || u < 1 ? Double.NaN : Math.min(1, a / (u / 100));
-                };
+                return v -> DerivedMetric.effectiveComputeRatio(v.series(util).last(), v.series(sm).last());
             }
             case COST_PER_TOKEN: {
                 int tokens = catalog.raw(Metric.TOKENS_PER_SEC, 0);

@@ -441,6 +441,19 @@ public final class RuleEngine {
         return disablements;
     }
 
+    /** How many instances of each rule are PENDING now, by rule name, in one pass over the instances. */
+    public Map<String, Integer> pendingByRule() {
+        Map<String, Integer> pending = new HashMap<>();
+        for (Map<String, Slot> slots : instances.values()) {
+            for (Map.Entry<String, Slot> e : slots.entrySet()) {
+                if (e.getValue().state == AlertState.PENDING) {
+                    pending.merge(e.getKey(), 1, Integer::sum);
+                }
+            }
+        }
+        return pending;
+    }
+
     /** How many instances of a rule are in each state now (instances the rule never held for are not counted). */
     public Map<AlertState, Integer> counts(String ruleName) {
         Map<AlertState, Integer> counts = new EnumMap<>(AlertState.class);
