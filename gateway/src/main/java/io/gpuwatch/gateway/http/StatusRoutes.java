@@ -1,6 +1,7 @@
 package io.gpuwatch.gateway.http;
 
 import io.gpuwatch.gateway.auth.Role;
+import io.gpuwatch.gateway.build.BuildInfo;
 import io.gpuwatch.gateway.reload.ConfigHash;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -14,13 +15,10 @@ import java.util.List;
 import java.util.TreeMap;
 
 /**
- * What is running: the version, since when, a hash of the configuration files to compare gateways by, the rules
- * and receivers loaded and, in a cluster, its members.
+ * What is running: the version and revision ({@link BuildInfo}), since when, a hash of the configuration files
+ * to compare gateways by, the rules and receivers loaded and, in a cluster, its members.
  */
 final class StatusRoutes {
-    /** The version when the classes come from no jar that names one, as when run from a build's classes. */
-    static final String DEV = "dev";
-
     private final ApiHost gateway;
     private final Instant startedAt;
 
@@ -32,12 +30,6 @@ final class StatusRoutes {
 
     void mount(Router router, AccessGuard guard) {
         router.get("/api/v1/status").handler(guard.require(Role.VIEWER, false)).handler(this::status);
-    }
-
-    /** The version in the jar's manifest ({@code Implementation-Version}), or {@value #DEV}. */
-    static String version() {
-        String v = StatusRoutes.class.getPackage().getImplementationVersion();
-        return v == null || v.isBlank() ? DEV : v;
     }
 
     private void status(RoutingContext ctx) {
@@ -61,7 +53,8 @@ final class StatusRoutes {
                 return new JsonObject().put("self", c.memberId()).put("members", members);
             }).orElse(null);
             Replies.json(ctx, 200, new JsonObject()
-                    .put("version", version())
+                    .put("version", BuildInfo.current().version())
+                    .put("revision", BuildInfo.current().revision())
                     .put("startedAt", startedAt.toString())
                     .put("uptimeSeconds", Math.max(0, Duration.between(startedAt, now).toSeconds()))
                     .put("ready", gateway.ready())

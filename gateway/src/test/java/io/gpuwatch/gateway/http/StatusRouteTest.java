@@ -4,6 +4,7 @@ import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.auth.ApiTokens;
 import io.gpuwatch.gateway.auth.Role;
+import io.gpuwatch.gateway.build.BuildInfo;
 import io.gpuwatch.gateway.delivery.RecordingReceiver;
 import io.gpuwatch.gateway.ingest.IngestConfig;
 import io.gpuwatch.gateway.reload.ConfigHash;
@@ -82,7 +83,8 @@ class StatusRouteTest {
                 .bearerTokenAuthentication(VIEWER).send());
         assertEquals(200, r.statusCode(), r.bodyAsString());
         JsonObject status = r.bodyAsJsonObject();
-        assertEquals(StatusRoutes.DEV, status.getString("version"), "tests run from classes, not a jar");
+        assertEquals(BuildInfo.current().version(), status.getString("version"), "the version the build wrote");
+        assertEquals(BuildInfo.current().revision(), status.getString("revision"));
         assertEquals(Instant.ofEpochMilli(T0).toString(), status.getString("startedAt"));
         assertEquals(90, status.getLong("uptimeSeconds"));
         String hash = status.getJsonObject("config").getString("hash");
