@@ -19,6 +19,7 @@ import io.gpuwatch.gateway.ingest.FrameSink;
 import io.gpuwatch.gateway.ingest.IngestCounters;
 import io.gpuwatch.gateway.ingest.ProbeEndpoint;
 import io.gpuwatch.gateway.ledger.Alert;
+import io.gpuwatch.gateway.ledger.AlertLinks;
 import io.gpuwatch.gateway.ledger.AlertLedger;
 import io.gpuwatch.gateway.ledger.MemoryLedger;
 import io.gpuwatch.gateway.ledger.PersistentLedger;
@@ -126,7 +127,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         this.ruleFiles = ruleFiles;
         this.tokens = tokens;
         this.clock = clock;
-        this.ledger = new MemoryLedger(HISTORY_LIMIT, config.externalUrl());
+        this.ledger = new MemoryLedger(HISTORY_LIMIT, links());
         this.receivers = List.copyOf(receivers);
         this.dispatcher = routing == null ? Dispatcher.broadcast(receivers, clock)
                 : new Dispatcher(routing, receivers, clock);
@@ -218,7 +219,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                     acks.forEach(acknowledgements::record);
                     return shareState();
                 })
-                .compose(v -> PersistentLedger.open(store, HISTORY_LIMIT, config.externalUrl()))
+                .compose(v -> PersistentLedger.open(store, HISTORY_LIMIT, links()))
                 .map(persistent -> {
                     outbox = new OutboxSender(vertx, store, receivers, clock, OutboxSender.Settings.standard(null));
                     dispatcher.deliverThrough(cluster == null ? outbox : cluster.claimed(outbox));
@@ -292,6 +293,10 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
             LOG.warning("could not read node " + node + "'s alerts from the cluster: " + e.getMessage());
             return Future.succeededFuture();
         });
+    }
+
+    private AlertLinks links() {
+        return new AlertLinks(config.externalUrl(), config.runbookBaseUrl());
     }
 
     /** A gateway that did not start lets go of its store, so a retry in this process can open it again. */

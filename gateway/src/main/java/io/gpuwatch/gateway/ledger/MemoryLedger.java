@@ -19,11 +19,16 @@ public final class MemoryLedger implements AlertLedger {
     private final Map<String, Alert> live = new LinkedHashMap<>();
     private final Deque<Alert> history = new ArrayDeque<>();
     private final int historyLimit;
-    private final String externalUrl;
+    private final AlertLinks links;
 
+    /** A ledger linking its alerts to {@code externalUrl}, runbooks as their rules write them. */
     public MemoryLedger(int historyLimit, String externalUrl) {
+        this(historyLimit, AlertLinks.of(externalUrl));
+    }
+
+    public MemoryLedger(int historyLimit, AlertLinks links) {
         this.historyLimit = historyLimit;
-        this.externalUrl = externalUrl;
+        this.links = links;
     }
 
     /** What one transition changed: the alert as it now stands and the notification that tells of it. */
@@ -79,17 +84,22 @@ public final class MemoryLedger implements AlertLedger {
         }
     }
 
-    /** The labels that name the scope instance: the transition's labels less the rule's own. */
+    /**
+     * The labels that name the scope instance: its identity labels less any the rule sets itself. Context labels
+     * (node labels, a card's task) stay out, so a task change between firing and resolving is the same alert.
+     */
     private static Map<String, String> scopeLabels(Transition t) {
-        Map<String, String> scope = new HashMap<>(t.labels());
-        scope.remove("alertname");
-        scope.remove("severity");
-        scope.remove("layer");
-        scope.keySet().removeAll(t.rule().labels().keySet());
+        Map<String, String> scope = new HashMap<>();
+        for (String name : t.rule().scope().identityLabels()) {
+            String v = t.labels().get(name);
+            if (v != null && !t.rule().labels().containsKey(name)) {
+                scope.put(name, v);
+            }
+        }
         return scope;
     }
 
-    private static Map<String, String> annotations(Transition t) {
+    private Map<String, String> annotations(Transition t) {
         Map<String, String> a = new LinkedHashMap<>();
         if (t.summary() != null && !t.summary().isEmpty()) {
             a.put("summary", t.summary());
@@ -99,18 +109,17 @@ public final class MemoryLedger implements AlertLedger {
         }
         String runbook = t.rule().runbook();
         if (runbook != null && !runbook.isEmpty()) {
-            a.put("runbook", runbook);
+            a.put("runbook", links.runbook(runbook));
         }
         return a;
     }
 
-    /** The notification that tells of {@code a} as it stands. */
+    /** The notification that tells of {@code a} as it stands; it starts when the alert fired, not when sent. */
     Notification notification(Alert a) {
         boolean firing = a.state() == AlertState.FIRING;
         return new Notification(a.fingerprint(), firing ? Notification.Status.FIRING : Notification.Status.RESOLVED,
-                a.labels(), a.annotations(), Instant.ofEpochMilli(a.activeSince()),
-                firing ? null : Instant.ofEpochMilli(a.resolvedAt()),
-                externalUrl + "/api/v1/alerts/" + a.fingerprint());
+                a.labels(), a.annotations(), Instant.ofEpochMilli(a.firedAt()),
+                firing ? null : Instant.ofEpochMilli(a.resolvedAt()), links.generatorUrl(a.fingerprint()));
     }
 
     @Override
