@@ -25,4 +25,13 @@ public interface Receiver {
     default Future<Void> send(List<Notification> batch, String deliveryKey) {
         return send(batch);
     }
+
+    /**
+     * Delivers a batch of the routing {@code group}, with the key of this delivery. Receivers whose payload names
+     * the group (the webhook's {@code groupKey} and {@code groupLabels}) use it; the others send as
+     * {@link #send(List, String)} does.
+     */
+    default Future<Void> send(Group group, List<Notification> batch, String deliveryKey) {
+        return send(batch, deliveryKey);
+    }
 }

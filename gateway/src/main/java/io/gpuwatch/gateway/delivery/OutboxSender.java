@@ -5,6 +5,7 @@ import io.gpuwatch.gateway.store.AsyncStore;
 import io.gpuwatch.gateway.store.NotificationLogEntry;
 import io.gpuwatch.gateway.store.OutboxEntry;
 import io.gpuwatch.notify.DeliveryFailure;
+import io.gpuwatch.notify.Group;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
 import io.vertx.core.Future;
@@ -86,7 +87,7 @@ public final class OutboxSender implements Delivery {
 
     @Override
     public Future<Void> deliver(Receiver receiver, Flush flush) {
-        String payload = new BatchPayload(flush.reason(), flush.alerts()).encode();
+        String payload = BatchPayload.of(flush).encode();
         return store.run(s -> s.outbox().enqueue(receiver.name(), flush.groupKey(), payload))
                 .<Void>mapEmpty()
                 .onSuccess(v -> poll());
@@ -176,7 +177,8 @@ public final class OutboxSender implements Delivery {
             }
             String deliveryKey = NotificationLogEntry.hash(List.of(row.receiver(), row.key(), firing, resolved,
                     Long.toString(row.id())));
-            return send(receiver, payload.alerts(), deliveryKey).transform(ar -> {
+            Group group = new Group(row.key(), payload.groupLabels());
+            return send(receiver, group, payload.alerts(), deliveryKey).transform(ar -> {
                 if (ar.succeeded()) {
                     watch.succeeded(row.receiver(), clock.instant());
                     return store.run(s -> {
@@ -217,11 +219,11 @@ public final class OutboxSender implements Delivery {
         });
     }
 
-    private Future<Void> send(Receiver receiver, List<Notification> alerts, String deliveryKey) {
+    private Future<Void> send(Receiver receiver, Group group, List<Notification> alerts, String deliveryKey) {
         Promise<Void> done = Promise.promise();
         long deadline = vertx.setTimer(settings.sendTimeout().toMillis(), id -> done.tryFail(new TimeoutException(
                 "receiver " + receiver.name() + " did not answer within " + settings.sendTimeout())));
-        receiver.send(alerts, deliveryKey).onComplete(ar -> {
+        receiver.send(group, alerts, deliveryKey).onComplete(ar -> {
             vertx.cancelTimer(deadline);
             if (ar.succeeded()) {
                 done.tryComplete();
@@ -248,8 +250,10 @@ public final class OutboxSender implements Delivery {
             LOG.warning(line + "; telling " + fallback);
             Flush.Reason reason = n.status() == Notification.Status.FIRING ? Flush.Reason.NEW_ALERTS
                     : Flush.Reason.RESOLVED;
-            String payload = new BatchPayload(reason, List.of(n)).encode();
-            chain = chain.compose(v -> store.run(s -> s.outbox().enqueue(fallback, n.fingerprint(), payload))
+            // a group of its own on the root route, every label grouping it, as without a routing file
+            Group group = Group.of("{}", n.labels());
+            String payload = new BatchPayload(reason, group.labels(), List.of(n)).encode();
+            chain = chain.compose(v -> store.run(s -> s.outbox().enqueue(fallback, group.key(), payload))
                     .<Void>mapEmpty()
                     .onSuccess(x -> again = true));
         }

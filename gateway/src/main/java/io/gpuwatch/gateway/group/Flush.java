@@ -1,6 +1,7 @@
 package io.gpuwatch.gateway.group;
 
 import io.gpuwatch.gateway.route.Route;
+import io.gpuwatch.notify.Group;
 import io.gpuwatch.notify.Notification;
 
 import java.time.Instant;
@@ -28,6 +29,11 @@ public record Flush(Route route, String receiver, String groupKey, Map<String, S
     public Flush {
         groupLabels = Map.copyOf(groupLabels);
         alerts = List.copyOf(alerts);
+    }
+
+    /** The routing group this notification is for, as receivers name it in their payloads. */
+    public Group group() {
+        return new Group(groupKey, groupLabels);
     }
 
     /** The firing alerts of this notification. */

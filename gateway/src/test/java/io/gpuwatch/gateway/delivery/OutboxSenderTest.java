@@ -240,7 +240,7 @@ class OutboxSenderTest {
     @Test
     void rowsPendingAtACrashAreDeliveredAfterRestartAndARebuiltGroupIsNotSentTwice(Vertx vertx,
                                                                                     VertxTestContext tc) {
-        String payload = new BatchPayload(Flush.Reason.FIRST, List.of(firing("GPU-1"))).encode();
+        String payload = new BatchPayload(Flush.Reason.FIRST, Map.of(), List.of(firing("GPU-1"))).encode();
         vertx.getOrCreateContext().runOnContext(go -> open(vertx)
                 .compose(store -> store.run(s -> {
                     s.outbox().enqueue("pager", "{}:{uuid=\"GPU-1\"}", payload);

@@ -174,4 +174,26 @@ class PipelineTest {
         assertEquals(null, n.labels().get("task"), "a node alert names no task");
         assertEquals(Fingerprint.of("node-silent", Map.of("node", "node-1")), n.fingerprint());
     }
+
+    @Test
+    void withoutARunbookBaseTheRulesPathIsKeptAndTheGeneratorLinkNamesTheAlert() {
+        RuleLoad load = RuleSet.parse("pipeline.yml", """
+                group: g
+                layer: device
+                scope: card
+                rules:
+                  - name: hot
+                    severity: page
+                    when: tempC > 90
+                    runbook: docs/runbooks.md#hot
+                """);
+        MemoryLedger plain = new MemoryLedger(10, "http://127.0.0.1:9464/");
+        evaluator = new Evaluator(fleet, load.ruleSet(), t -> plain.apply(t, sent::add));
+        fleet.hello(new Hello(1, "node-1", "boot", "test", null, null, Map.of(),
+                List.of(new CardInfo("GPU-1", 0, "NVIDIA H100", null, null, null, null, null))), T0);
+        sample(T0, 95, "t");
+        assertEquals(1, sent.size());
+        assertEquals("docs/runbooks.md#hot", sent.get(0).annotations().get("runbook"));
+        assertEquals("http://127.0.0.1:9464/api/v1/alerts/" + sent.get(0).fingerprint(), sent.get(0).generatorUrl());
+    }
 }
