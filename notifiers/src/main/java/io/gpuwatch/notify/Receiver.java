@@ -2,7 +2,9 @@ package io.gpuwatch.notify;
 
 import io.vertx.core.Future;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Somewhere notifications go. A batch is one group of alerts (the routing stage decides what belongs
@@ -33,5 +35,14 @@ public interface Receiver {
      */
     default Future<Void> send(Group group, List<Notification> batch, String deliveryKey) {
         return send(batch, deliveryKey);
+    }
+
+    /**
+     * How often this receiver wants every alert it was told fires sent again, for a target that forgets what it
+     * was told (Alertmanager keeps no alerts across a restart, and ends an alert not re-sent in time); empty for
+     * targets that keep what they are told.
+     */
+    default Optional<Duration> resendInterval() {
+        return Optional.empty();
     }
 }

@@ -27,7 +27,9 @@ import java.util.logging.Logger;
  * Delivery as a pipeline of small stages, as Alertmanager's dispatch is: each change of an alert updates the
  * inhibitions, joins its groups on the routes it matches, and every group that is due — at once for a group
  * without {@code group_wait} — goes to its receiver, skipping alerts a silence or an inhibition mutes. A failed
- * delivery is counted and logged, and never stops the others. Owned by the gateway's event loop.
+ * delivery is counted and logged, and never stops the others. Receivers that forget what they were told
+ * (Alertmanager) get every alert they were told fires again on their re-send interval ({@link Resender}).
+ * Owned by the gateway's event loop.
  */
 public final class Dispatcher {
     private static final Logger LOG = Logger.getLogger(Dispatcher.class.getName());
@@ -40,6 +42,7 @@ public final class Dispatcher {
     private final InstantSource clock;
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private final Resender resender = new Resender();
     private Delivery delivery = Delivery.DIRECT;
     /** The silences' change count and the time muting was last brought up to date. */
     private long silenceChanges;
@@ -141,6 +144,16 @@ public final class Dispatcher {
                     failed.addAndGet(alerts.size());
                     LOG.warning("receiver " + r.name() + " failed to deliver group " + f.groupKey() + " ("
                             + alerts.size() + " alerts, " + f.reason() + "): " + ar.cause().getMessage());
+                }
+            });
+        }
+        for (Flush f : resender.due(receivers.values(), routing.root(), aggregator::told, now)) {
+            Receiver r = receivers.get(f.receiver());
+            delivery.deliver(r, f).onComplete(ar -> {
+                resender.done(r.name());
+                if (ar.failed()) {
+                    LOG.warning("receiver " + r.name() + " could not be sent its " + f.alerts().size()
+                            + " firing alerts again: " + ar.cause().getMessage());
                 }
             });
         }

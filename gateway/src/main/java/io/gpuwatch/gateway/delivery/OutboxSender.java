@@ -30,7 +30,9 @@ import java.util.logging.Logger;
  * delivered already is not sent again. The outbox hands out only the oldest pending row of a receiver and group,
  * so after an outage a receiver hears each group's changes in order; the next one is claimed in the same poll
  * as soon as the previous one is settled. A receiver failing for longer than {@code failingAfter} raises a
- * {@link ReceiverWatch meta-alert} sent to the fallback receiver. Owned by one Vert.x context.
+ * {@link ReceiverWatch meta-alert} sent to the fallback receiver. A re-send of what fires ({@link Resender})
+ * shares one row per receiver and is not retried: the next interval's takes its place. Owned by one Vert.x
+ * context.
  */
 public final class OutboxSender implements Delivery {
     private static final Logger LOG = Logger.getLogger(OutboxSender.class.getName());
@@ -85,12 +87,17 @@ public final class OutboxSender implements Delivery {
         }
     }
 
+    /**
+     * Queues {@code flush} as a row of its own; a {@link Flush.Reason#REFRESH re-send} takes over the receiver's
+     * one re-send row instead, so an outage leaves one refresh waiting, the latest, not one per interval.
+     */
     @Override
     public Future<Void> deliver(Receiver receiver, Flush flush) {
         String payload = BatchPayload.of(flush).encode();
-        return store.run(s -> s.outbox().enqueue(receiver.name(), flush.groupKey(), payload))
-                .<Void>mapEmpty()
-                .onSuccess(v -> poll());
+        Future<?> queued = flush.reason() == Flush.Reason.REFRESH
+                ? store.run(s -> s.outbox().replace(receiver.name(), flush.groupKey(), payload))
+                : store.run(s -> s.outbox().enqueue(receiver.name(), flush.groupKey(), payload));
+        return queued.<Void>mapEmpty().onSuccess(v -> poll());
     }
 
     /** Polls every {@code every} until {@link #stop}, starting with one poll now for rows left from before. */
@@ -163,7 +170,8 @@ public final class OutboxSender implements Delivery {
         }
         String firing = hash(payload.alerts(), Notification.Status.FIRING);
         String resolved = hash(payload.alerts(), Notification.Status.RESOLVED);
-        Future<Boolean> known = payload.reason() == Flush.Reason.REPEAT
+        boolean refresh = payload.reason() == Flush.Reason.REFRESH;
+        Future<Boolean> known = payload.reason() == Flush.Reason.REPEAT || refresh
                 ? Future.succeededFuture(false)
                 : store.run(s -> s.notificationLog().last(row.receiver(), row.key())
                         .map(e -> e.covers(firing, resolved)).orElse(false));
@@ -182,7 +190,8 @@ public final class OutboxSender implements Delivery {
                 if (ar.succeeded()) {
                     watch.succeeded(row.receiver(), clock.instant());
                     return store.run(s -> {
-                        if (s.outbox().complete(row)) {
+                        // a refresh told the receiver nothing new, so the log of what each group was told stays
+                        if (s.outbox().complete(row) && !refresh) {
                             s.notificationLog().record(new NotificationLogEntry(row.receiver(), row.key(), firing,
                                     resolved, clock.instant()));
                         }
@@ -195,6 +204,14 @@ public final class OutboxSender implements Delivery {
                 Throwable e = ar.cause();
                 String error = e.getMessage() == null ? e.toString() : e.getMessage();
                 watch.failed(row.receiver(), clock.instant(), error);
+                if (refresh) {
+                    // a retry would send what fired then; the next interval's refresh sends what fires then
+                    return store.run(s -> s.outbox().giveUp(row, error)).map(r -> {
+                        LOG.warning(where + ": re-sending the firing alerts failed, the next re-send follows in "
+                                + "its interval: " + error);
+                        return null;
+                    });
+                }
                 if (e instanceof DeliveryFailure f && !f.retryable()) {
                     return giveUp(row, error);
                 }

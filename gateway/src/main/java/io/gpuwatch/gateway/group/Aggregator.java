@@ -208,6 +208,28 @@ public final class Aggregator {
         return null;
     }
 
+    /**
+     * The alerts {@code receiver} was told fire and has not been told ended, muted ones included, each once
+     * however many of its groups hold it: what it should still hold.
+     */
+    public List<Notification> told(String receiver) {
+        Map<String, Notification> out = new LinkedHashMap<>();
+        for (Group g : groups.values()) {
+            if (!g.route.receiver().equals(receiver)) {
+                continue;
+            }
+            for (String fp : g.told) {
+                Notification a = g.alerts.get(fp);
+                if (a != null && a.status() == Notification.Status.FIRING) {
+                    out.putIfAbsent(fp, a);
+                }
+            }
+        }
+        List<Notification> list = new ArrayList<>(out.values());
+        list.sort(ORDER);
+        return list;
+    }
+
     /** The groups held now, in the order they formed. */
     public List<GroupView> groups() {
         List<GroupView> out = new ArrayList<>();

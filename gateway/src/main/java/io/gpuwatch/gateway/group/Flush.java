@@ -23,7 +23,12 @@ public record Flush(Route route, String receiver, String groupKey, Map<String, S
         /** An alert the receiver was told about has resolved. */
         RESOLVED,
         /** Nothing changed, but {@code repeat_interval} has passed since the last notification. */
-        REPEAT
+        REPEAT,
+        /**
+         * Not a group's notification: every alert a receiver that forgets (Alertmanager) was told fires, sent
+         * again on its re-send interval; only the latest one matters, so it is neither queued twice nor retried.
+         */
+        REFRESH
     }
 
     public Flush {

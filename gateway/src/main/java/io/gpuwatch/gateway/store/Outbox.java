@@ -34,22 +34,66 @@ public final class Outbox {
 
     /** Adds a notification for {@code receiver}, due at once; returns its id. */
     public long enqueue(String receiver, String key, String payload) {
-        return store.write("queue a notification for " + receiver, c -> {
+        return store.write("queue a notification for " + receiver,
+                c -> enqueue(c, receiver, key, payload, store.now().toEpochMilli()));
+    }
+
+    private static long enqueue(Connection c, String receiver, String key, String payload, long now)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox (receiver, dedup_key, payload, "
+                + "created_at, attempts, next_attempt_at, row_state) VALUES (?, ?, ?, ?, 0, ?, 'PENDING')",
+                new String[] {"ID"})) {
+            ps.setString(1, receiver);
+            ps.setString(2, key);
+            ps.setString(3, payload);
+            ps.setLong(4, now);
+            ps.setLong(5, now);
+            ps.executeUpdate();
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+                keys.next();
+                return keys.getLong(1);
+            }
+        }
+    }
+
+    /**
+     * Puts {@code payload} in the one row {@code receiver}'s notifications under {@code key} share, due at once,
+     * for a notification only the latest of which matters (a re-send of what fires): a row waiting or settled
+     * takes the new payload and starts over; while it is being sent, nothing changes and this returns empty.
+     * Returns the row's id otherwise.
+     */
+    public Optional<Long> replace(String receiver, String key, String payload) {
+        return store.write("queue a re-send for " + receiver, c -> {
             long now = store.now().toEpochMilli();
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox (receiver, dedup_key, payload, "
-                    + "created_at, attempts, next_attempt_at, row_state) VALUES (?, ?, ?, ?, 0, ?, 'PENDING')",
-                    new String[] {"ID"})) {
+            Long id = null;
+            boolean leased = false;
+            try (PreparedStatement ps = c.prepareStatement("SELECT id, row_state, lease_token FROM outbox "
+                    + "WHERE receiver = ? AND dedup_key = ? ORDER BY id DESC LIMIT 1")) {
                 ps.setString(1, receiver);
                 ps.setString(2, key);
-                ps.setString(3, payload);
-                ps.setLong(4, now);
-                ps.setLong(5, now);
-                ps.executeUpdate();
-                try (ResultSet keys = ps.getGeneratedKeys()) {
-                    keys.next();
-                    return keys.getLong(1);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        id = rs.getLong(1);
+                        leased = "PENDING".equals(rs.getString(2)) && rs.getString(3) != null;
+                    }
                 }
             }
+            if (leased) {
+                return Optional.<Long>empty();
+            }
+            if (id == null) {
+                return Optional.of(enqueue(c, receiver, key, payload, now));
+            }
+            try (PreparedStatement ps = c.prepareStatement("UPDATE outbox SET payload = ?, created_at = ?, "
+                    + "attempts = 0, next_attempt_at = ?, last_error = NULL, row_state = 'PENDING', "
+                    + "lease_token = NULL, lease_until = NULL, sent_at = NULL WHERE id = ?")) {
+                ps.setString(1, payload);
+                ps.setLong(2, now);
+                ps.setLong(3, now);
+                ps.setLong(4, id);
+                ps.executeUpdate();
+            }
+            return Optional.of(id);
         });
     }
 

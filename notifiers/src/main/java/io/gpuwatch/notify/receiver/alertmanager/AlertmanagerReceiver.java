@@ -17,10 +17,12 @@ import io.vertx.ext.web.client.WebClient;
 
 import java.net.ConnectException;
 import java.net.URI;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -29,7 +31,9 @@ import java.util.random.RandomGenerator;
 /**
  * Hands each batch to an existing Alertmanager in one {@code POST /api/v2/alerts}, so teams keep their own
  * routing, silences and receivers. Alertmanager identifies alerts by their label set, so re-sending is
- * harmless. 5xx, 429, timeouts and connection errors are retried with back-off ({@code Retry-After}
+ * harmless, and it asks to be sent every firing alert again each {@code resendIntervalMs}, as Prometheus does:
+ * Alertmanager keeps no alerts across a restart, and each send extends a firing alert's {@code endsAt} to four
+ * intervals ahead. 5xx, 429, timeouts and connection errors are retried with back-off ({@code Retry-After}
  * honoured); 400 (Alertmanager's validation message) and other 4xx fail at once. Errors show the target as
  * {@code scheme://host[:port]/…} only.
  */
@@ -72,6 +76,11 @@ public final class AlertmanagerReceiver implements Receiver {
     @Override
     public String name() {
         return name;
+    }
+
+    @Override
+    public Optional<Duration> resendInterval() {
+        return Optional.of(Duration.ofMillis(config.resendIntervalMs()));
     }
 
     @Override
