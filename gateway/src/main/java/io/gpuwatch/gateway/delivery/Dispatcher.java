@@ -11,14 +11,18 @@ import io.gpuwatch.gateway.route.Route;
 import io.gpuwatch.gateway.silence.Silences;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
+import io.vertx.core.Future;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
@@ -43,6 +47,8 @@ public final class Dispatcher {
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final Resender resender = new Resender();
+    /** Deliveries handed on and not yet settled, so a stopping gateway can wait for them. */
+    private final Set<Future<Void>> inFlight = Collections.newSetFromMap(new IdentityHashMap<>());
     private Delivery delivery = Delivery.DIRECT;
     /** The silences' change count and the time muting was last brought up to date. */
     private long silenceChanges;
@@ -116,28 +122,42 @@ public final class Dispatcher {
         }
         inhibitor.observe(n);
         aggregator.receive(n, now);
-        flush(now);
+        flush(now, false);
     }
 
     /** Sends the groups whose timers are due; the gateway calls it on its tick. */
     public void tick() {
-        flush(clock.instant());
+        flush(clock.instant(), false);
     }
 
-    private void flush(Instant now) {
+    /**
+     * Sends every group that changed now, not waiting for its timers, and completes once every delivery handed
+     * on so far has settled (delivered, queued in the outbox, or failed): what a stopping gateway does last.
+     */
+    public Future<Void> flushNow() {
+        flush(clock.instant(), true);
+        return Future.join(List.copyOf(inFlight)).mapEmpty();
+    }
+
+    /** Deliveries handed on and not yet settled. */
+    public int unsettled() {
+        return inFlight.size();
+    }
+
+    private void flush(Instant now, boolean all) {
         boolean silencesTurned = mutingSeen != null && silences.turnsBetween(mutingSeen, now);
         if (silences.changes() != silenceChanges || silencesTurned) {
             aggregator.mutingChanged();
         }
         silenceChanges = silences.changes();
         mutingSeen = now;
-        for (Flush f : aggregator.tick(now)) {
+        for (Flush f : all ? aggregator.flushChanged(now) : aggregator.tick(now)) {
             Receiver r = receivers.get(f.receiver());
             if (r == null) {
                 continue;
             }
             List<Notification> alerts = f.alerts();
-            delivery.deliver(r, f).onComplete(ar -> {
+            track(delivery.deliver(r, f)).onComplete(ar -> {
                 if (ar.succeeded()) {
                     sent.addAndGet(alerts.size());
                 } else {
@@ -149,7 +169,7 @@ public final class Dispatcher {
         }
         for (Flush f : resender.due(receivers.values(), routing.root(), aggregator::told, now)) {
             Receiver r = receivers.get(f.receiver());
-            delivery.deliver(r, f).onComplete(ar -> {
+            track(delivery.deliver(r, f)).onComplete(ar -> {
                 resender.done(r.name());
                 if (ar.failed()) {
                     LOG.warning("receiver " + r.name() + " could not be sent its " + f.alerts().size()
@@ -157,6 +177,14 @@ public final class Dispatcher {
                 }
             });
         }
+    }
+
+    private Future<Void> track(Future<Void> delivering) {
+        if (!delivering.isComplete()) {
+            inFlight.add(delivering);
+            delivering.onComplete(ar -> inFlight.remove(delivering));
+        }
+        return delivering;
     }
 
     /** Hands due groups to {@code d} from now on instead of sending them straight to their receivers. */

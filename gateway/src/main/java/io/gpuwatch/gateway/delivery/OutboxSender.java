@@ -13,11 +13,13 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import java.util.logging.Logger;
 
@@ -36,6 +38,8 @@ import java.util.logging.Logger;
  */
 public final class OutboxSender implements Delivery {
     private static final Logger LOG = Logger.getLogger(OutboxSender.class.getName());
+    /** How often a draining sender looks for rows that fell due. */
+    private static final long DRAIN_STEP_MS = 50;
 
     private final Vertx vertx;
     private final AsyncStore store;
@@ -112,6 +116,37 @@ public final class OutboxSender implements Delivery {
             vertx.cancelTimer(timer);
             timer = -1;
         }
+    }
+
+    /**
+     * Sends what the outbox holds for at most {@code within}: polls until no row is pending, or none falls due
+     * within that time (a row backing off from a failing receiver), or the time is up; completes with how many
+     * rows are still pending then, which stay for the next start. What a stopping gateway does last.
+     */
+    public Future<Long> drain(Duration within) {
+        Promise<Void> over = Promise.promise();
+        long timeout = vertx.setTimer(Math.max(1, within.toMillis()), id -> over.tryComplete());
+        drainStep(within, over);
+        return over.future().compose(v -> {
+            vertx.cancelTimer(timeout);
+            return store.run(s -> s.outbox().count(OutboxEntry.State.PENDING));
+        });
+    }
+
+    private void drainStep(Duration within, Promise<Void> over) {
+        if (over.future().isComplete()) {
+            return;
+        }
+        poll().transform(ar -> store.run(s -> s.outbox().count(OutboxEntry.State.PENDING) == 0 ? Optional.<Instant>empty()
+                        : Optional.of(s.outbox().nextDue().orElse(Instant.MAX))))
+                .onComplete(ar -> {
+                    Optional<Instant> next = ar.succeeded() ? ar.result() : Optional.of(Instant.MAX);
+                    if (next.isEmpty() || next.get().isAfter(clock.instant().plus(within))) {
+                        over.tryComplete();
+                    } else {
+                        vertx.setTimer(DRAIN_STEP_MS, id -> drainStep(within, over));
+                    }
+                });
     }
 
     /**

@@ -142,6 +142,20 @@ public final class Aggregator {
         return out;
     }
 
+    /**
+     * Runs every group that changed at once, whatever its {@code group_wait} or {@code group_interval} still asks
+     * for, and returns the notifications to send: what a stopping gateway must not leave untold, resolutions
+     * included. A route's mute time intervals still hold theirs back.
+     */
+    public List<Flush> flushChanged(Instant now) {
+        for (Group g : groups.values()) {
+            if (g.changed && g.next.isAfter(now)) {
+                g.next = now;
+            }
+        }
+        return tick(now);
+    }
+
     private static boolean repeatDue(Group g, Instant now) {
         return g.repeatAt != null && !now.isBefore(g.repeatAt);
     }
