@@ -45,4 +45,12 @@ public interface Receiver {
     default Optional<Duration> resendInterval() {
         return Optional.empty();
     }
+
+    /**
+     * Sends again, on its {@link #resendInterval}, every alert this receiver was told fires. Tried once: the next
+     * interval's re-send is the retry, with what fires then. Receivers without a re-send interval are not asked.
+     */
+    default Future<Void> resend(List<Notification> firing) {
+        return send(firing);
+    }
 }

@@ -221,7 +221,8 @@ public final class OutboxSender implements Delivery {
             String deliveryKey = NotificationLogEntry.hash(List.of(row.receiver(), row.key(), firing, resolved,
                     Long.toString(row.id())));
             Group group = new Group(row.key(), payload.groupLabels());
-            return send(receiver, group, payload.alerts(), deliveryKey).transform(ar -> {
+            return send(receiver, refresh ? receiver.resend(payload.alerts())
+                    : receiver.send(group, payload.alerts(), deliveryKey)).transform(ar -> {
                 if (ar.succeeded()) {
                     watch.succeeded(row.receiver(), clock.instant());
                     return store.run(s -> {
@@ -271,11 +272,12 @@ public final class OutboxSender implements Delivery {
         });
     }
 
-    private Future<Void> send(Receiver receiver, Group group, List<Notification> alerts, String deliveryKey) {
+    /** {@code sending} through {@code receiver}, failed as a timeout if it takes longer than the send timeout. */
+    private Future<Void> send(Receiver receiver, Future<Void> sending) {
         Promise<Void> done = Promise.promise();
         long deadline = vertx.setTimer(settings.sendTimeout().toMillis(), id -> done.tryFail(new TimeoutException(
                 "receiver " + receiver.name() + " did not answer within " + settings.sendTimeout())));
-        receiver.send(group, alerts, deliveryKey).onComplete(ar -> {
+        sending.onComplete(ar -> {
             vertx.cancelTimer(deadline);
             if (ar.succeeded()) {
                 done.tryComplete();

@@ -8,6 +8,7 @@ import io.gpuwatch.notify.retry.Outcome;
 import io.gpuwatch.notify.retry.Pause;
 import io.gpuwatch.notify.retry.Retrier;
 import io.gpuwatch.notify.retry.RetryAfter;
+import io.gpuwatch.notify.retry.RetryPolicy;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -45,6 +46,8 @@ public final class AlertmanagerReceiver implements Receiver {
     private final AlertmanagerConfig config;
     private final WebClient client;
     private final Retrier retrier;
+    /** One attempt: a re-send that fails is followed by the next interval's, with what fires then. */
+    private final Retrier once;
     private final InstantSource clock;
     private final String target;
     private final Failures failures;
@@ -57,6 +60,7 @@ public final class AlertmanagerReceiver implements Receiver {
         this.config = Objects.requireNonNull(config, "config");
         this.client = Objects.requireNonNull(client, "client");
         this.retrier = new Retrier(config.retryPolicy(), random, pause);
+        this.once = new Retrier(new RetryPolicy(1, config.initialBackoffMs(), config.maxBackoffMs()), random, pause);
         this.clock = Objects.requireNonNull(clock, "clock");
         this.target = Redaction.url(config.url());
         List<String> s = new ArrayList<>(config.auth().secrets());
@@ -93,6 +97,15 @@ public final class AlertmanagerReceiver implements Receiver {
             Buffer body = PostableAlerts.build(batch, clock.instant(), config.firingValidityMs()).toBuffer();
             return attempt(body);
         });
+    }
+
+    @Override
+    public Future<Void> resend(List<Notification> firing) {
+        if (firing.isEmpty()) {
+            return Future.succeededFuture();
+        }
+        return once.run(name, () -> attempt(PostableAlerts.build(firing, clock.instant(), config.firingValidityMs())
+                .toBuffer()));
     }
 
     private Future<Outcome> attempt(Buffer body) {
