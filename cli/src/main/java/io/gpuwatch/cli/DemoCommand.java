@@ -22,7 +22,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -58,6 +61,9 @@ final class DemoCommand implements Callable<Integer> {
     @Mixin
     Receivers receivers;
 
+    @Mixin
+    NotifyOptions notify;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -86,8 +92,13 @@ final class DemoCommand implements Callable<Integer> {
         if (alerting != null && !alerting.ok()) {
             return 1;
         }
+        if (!notify.check(err)) {
+            return 2;
+        }
+        // links must name the port the gateway will really listen on, so "any free port" is picked here
+        int listenPort = port != 0 ? port : freePort();
         Vertx vertx = Vertx.vertx();
-        String external = "http://127.0.0.1:" + port;
+        String external = notify.externalUrl("http://127.0.0.1:" + listenPort);
         Receivers.Delivery out;
         try {
             out = receivers.build(vertx, external, alerting);
@@ -97,7 +108,8 @@ final class DemoCommand implements Callable<Integer> {
             vertx.close();
             return 2;
         }
-        Gateway gateway = new Gateway(new GatewayConfig("127.0.0.1", port, IngestConfig.DEFAULTS, 1000, external),
+        Gateway gateway = new Gateway(notify.apply(new GatewayConfig("127.0.0.1", listenPort, IngestConfig.DEFAULTS,
+                1000, external)),
                 ruleSet, RuleFiles.none(), () -> tokens, out.receivers(), out.routing(), InstantSource.system());
         if (!receivers.noConsole) {
             // the closing summary: one digest of the whole run, printed after the measurements
@@ -105,7 +117,8 @@ final class DemoCommand implements Callable<Integer> {
                     Duration.ofDays(1), ZoneOffset.UTC), new ConsoleReportTarget("console", System.out))),
                     InstantSource.system(), null, Pricing.NONE));
         }
-        vertx.deployVerticle(gateway).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        String deployment = vertx.deployVerticle(gateway).toCompletionStage().toCompletableFuture()
+                .get(30, TimeUnit.SECONDS);
         int bound = gateway.port();
         // the fleet keeps sampling after the script ends, so open alerts can resolve on live data
         // instead of every node turning silent at once
@@ -117,7 +130,7 @@ final class DemoCommand implements Callable<Integer> {
         CountDownLatch done = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
             if (stopping.compareAndSet(false, true)) {
-                ProbeCommand.Stop.quietly(runner.close(), vertx);
+                stop(runner, vertx, deployment);
             }
             done.countDown();
         }, "gpuwatch-shutdown");
@@ -150,10 +163,27 @@ final class DemoCommand implements Callable<Integer> {
                 gateway.digests().get().sendNow("console").toCompletionStage().toCompletableFuture()
                         .get(10, TimeUnit.SECONDS);
             }
-            ProbeCommand.Stop.quietly(runner.close(), vertx);
+            stop(runner, vertx, deployment);
             Runtime.getRuntime().removeShutdownHook(hook);
         }
         return 0;
+    }
+
+    /** The fleet first, so no frame arrives while the gateway sends what is pending; then the gateway. */
+    private void stop(SimRunner runner, Vertx vertx, String deployment) {
+        try {
+            runner.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (Exception ignored) {
+            // the gateway refuses frames while it stops anyway
+        }
+        notify.stop(vertx, deployment);
+    }
+
+    /** A port free on loopback now; the gateway binds it a moment later. */
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
     }
 
     private static void report(PrintWriter err, GatewayStats s, long elapsedMs) {

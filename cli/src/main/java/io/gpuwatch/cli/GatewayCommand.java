@@ -109,11 +109,6 @@ final class GatewayCommand implements Callable<Integer> {
                     + "stop) are kept, read at start; without it all of them are in memory only and lost on restart")
     Path dataDir;
 
-    @Option(names = "--public-url", paramLabel = "URL",
-            description = "how chat services reach this gateway's HTTP API (e.g. https://gpuwatch.example.com): "
-                    + "Slack and Teams digests then show a chart served from it; without it they get a text sparkline")
-    String publicUrl;
-
     @Option(names = "--pricing", paramLabel = "FILE",
             description = "card-hour prices (currency, card_hour: default, models, businesses) for costPerToken "
                     + "and the digests' cost figures; without it costs are unknown")
@@ -149,6 +144,9 @@ final class GatewayCommand implements Callable<Integer> {
 
     @Mixin
     Receivers receivers;
+
+    @Mixin
+    NotifyOptions notify;
 
     /** The --api-tokens file, once read. */
     private WatchedFile<ApiTokens> apiTokenFile;
@@ -213,15 +211,13 @@ final class GatewayCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
-        String external = (tls == null ? "http://" : "https://") + (host.equals("0.0.0.0") ? "localhost" : host)
-                + ":" + port;
-        GatewayConfig config = new GatewayConfig(host, port, ingest, 1000, external, dataDir);
-
-        if (publicUrl != null && !publicUrl.matches("https?://[^/\\s]+(/\\S*)?")) {
-            err.println("--public-url: expected an http:// or https:// URL, got " + publicUrl);
-            err.flush();
+        if (!notify.check(err)) {
             return 2;
         }
+        String external = notify.externalUrl((tls == null ? "http://" : "https://")
+                + (host.equals("0.0.0.0") ? "localhost" : host) + ":" + port);
+        GatewayConfig config = notify.apply(new GatewayConfig(host, port, ingest, 1000, external, dataDir));
+
         Pricing pricing = Loading.pricing(pricingFile, err);
         if (pricing == null) {
             return 1;
@@ -279,7 +275,7 @@ final class GatewayCommand implements Callable<Integer> {
             List<DigestChannel> channels = alerting.digests(new Wiring(vertx, WebClient.create(vertx), external,
                     System.out));
             if (!channels.isEmpty()) {
-                gateway.digests(new Digests(channels, InstantSource.system(), publicUrl, pricing));
+                gateway.digests(new Digests(channels, InstantSource.system(), notify.publicUrl, pricing));
             }
             gateway.pagerHooks(alerting.pagerHooks());
             gateway.alertingFile(receivers.alerting);
@@ -290,8 +286,9 @@ final class GatewayCommand implements Callable<Integer> {
         if (!noWarmUp) {
             warmUp(vertx, err);
         }
+        String deployment;
         try {
-            vertx.deployVerticle(gateway).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            deployment = vertx.deployVerticle(gateway).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
             err.println("gateway did not start: " + rootMessage(e));
             err.flush();
@@ -302,9 +299,7 @@ final class GatewayCommand implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
-                vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-            } catch (Exception ignored) {
-                // the process is ending either way
+                notify.stop(vertx, deployment);
             } finally {
                 stopped.countDown();
             }

@@ -19,6 +19,7 @@ import io.gpuwatch.gateway.ingest.FrameSink;
 import io.gpuwatch.gateway.ingest.IngestCounters;
 import io.gpuwatch.gateway.ingest.ProbeEndpoint;
 import io.gpuwatch.gateway.ledger.Alert;
+import io.gpuwatch.gateway.ledger.AlertLinks;
 import io.gpuwatch.gateway.ledger.AlertLedger;
 import io.gpuwatch.gateway.ledger.MemoryLedger;
 import io.gpuwatch.gateway.ledger.PersistentLedger;
@@ -99,6 +100,9 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private Digests digests;
     private Cluster cluster;
     private volatile boolean ready;
+    /** Set once stopping has begun: probe frames are no longer taken. */
+    private boolean draining;
+    private long tickTimer = -1;
 
     /** A gateway running a fixed rule set, with nothing to reload. */
     public Gateway(GatewayConfig config, RuleSet rules, Supplier<TokenFile> tokens, List<Receiver> receivers,
@@ -128,7 +132,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         this.ruleFiles = ruleFiles;
         this.tokens = tokens;
         this.clock = clock;
-        this.ledger = new MemoryLedger(HISTORY_LIMIT, config.externalUrl());
+        this.ledger = new MemoryLedger(HISTORY_LIMIT, links());
         this.receivers = List.copyOf(receivers);
         this.dispatcher = routing == null ? Dispatcher.broadcast(receivers, clock)
                 : new Dispatcher(routing, receivers, clock);
@@ -140,7 +144,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         probes = new ProbeEndpoint(vertx, config.ingest(), tokens, this, clock);
         Router router = Router.router(vertx);
         new ApiRoutes(this, access).mount(router);
-        vertx.setPeriodic(config.tickMs(), id -> {
+        tickTimer = vertx.setPeriodic(config.tickMs(), id -> {
             evaluator.tick(clock.millis(), config.tickMs());
             dispatcher.tick();
         });
@@ -180,6 +184,10 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                             // with no WebSocket handler set, upgrade requests come here too, so the probe
                             // endpoint can refuse one with a plain 401 and its challenge
                             if (ProbeEndpoint.PATH.equals(request.path())) {
+                                if (draining) {
+                                    request.response().setStatusCode(503).end("gateway stopping\n");
+                                    return;
+                                }
                                 probes.upgrade(request);
                             } else {
                                 router.handle(request);
@@ -220,7 +228,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                     acks.forEach(acknowledgements::record);
                     return shareState();
                 })
-                .compose(v -> PersistentLedger.open(store, HISTORY_LIMIT, config.externalUrl()))
+                .compose(v -> PersistentLedger.open(store, HISTORY_LIMIT, links()))
                 .map(persistent -> {
                     outbox = new OutboxSender(vertx, store, receivers, clock, OutboxSender.Settings.standard(null));
                     dispatcher.deliverThrough(cluster == null ? outbox : cluster.claimed(outbox));
@@ -296,6 +304,10 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         });
     }
 
+    private AlertLinks links() {
+        return new AlertLinks(config.externalUrl(), config.runbookBaseUrl());
+    }
+
     /** A gateway that did not start lets go of its store, so a retry in this process can open it again. */
     private void closeStore() {
         if (outbox != null) {
@@ -306,9 +318,60 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         }
     }
 
+    /**
+     * Stops: first {@link #flushPending sends what is pending}, within {@link GatewayConfig#shutdownTimeout()},
+     * then lets go of everything else.
+     */
     @Override
     public Future<?> stop() {
         ready = false;
+        Future<Void> flushed = evaluator == null ? Future.succeededFuture() : flushPending();
+        return flushed.compose(v -> release());
+    }
+
+    /**
+     * What a stopping gateway does last: takes no more probe frames, evaluates once more (so a condition that
+     * ended is resolved), sends every group that changed without waiting for its timers, and waits for the sends
+     * for at most the shutdown timeout. What could not be sent stays in the outbox for the next start; without
+     * a store it is lost. Either is logged with its count.
+     */
+    private Future<Void> flushPending() {
+        draining = true;
+        if (tickTimer >= 0) {
+            vertx.cancelTimer(tickTimer);
+        }
+        evaluator.tick(clock.millis(), config.tickMs());
+        Duration within = config.shutdownTimeout();
+        long started = System.nanoTime();
+        Promise<Void> handedOn = Promise.promise();
+        long timeout = vertx.setTimer(Math.max(1, within.toMillis()), id -> handedOn.tryComplete());
+        dispatcher.flushNow().onComplete(ar -> handedOn.tryComplete());
+        return handedOn.future().compose(v -> {
+            vertx.cancelTimer(timeout);
+            int unsettled = dispatcher.unsettled();
+            if (outbox == null) {
+                if (unsettled > 0) {
+                    LOG.warning(unsettled + " notifications were not delivered within the shutdown timeout of "
+                            + within.toMillis() + " ms and are lost; a gateway with a data directory keeps them "
+                            + "for its next start");
+                }
+                return Future.succeededFuture();
+            }
+            Duration left = within.minusNanos(System.nanoTime() - started);
+            return outbox.drain(left.isNegative() ? Duration.ZERO : left).map(pending -> {
+                if (pending > 0) {
+                    LOG.warning(pending + " notifications could not be sent within the shutdown timeout of "
+                            + within.toMillis() + " ms; they stay in the outbox and are sent at the next start");
+                }
+                return (Void) null;
+            });
+        }).recover(e -> {
+            LOG.warning("sending what was pending at shutdown failed: " + e.getMessage());
+            return Future.succeededFuture();
+        });
+    }
+
+    private Future<Void> release() {
         if (digests != null) {
             digests.stop();
         }
@@ -350,11 +413,17 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
 
     @Override
     public void hello(Hello hello) {
+        if (draining) {
+            return;
+        }
         fleet.hello(hello, clock.millis());
     }
 
     @Override
     public void frame(String node, Frame frame) {
+        if (draining) {
+            return;
+        }
         long now = clock.millis();
         if (frame instanceof Sample s) {
             fleet.sample(node, s, now, card -> evaluator.card(card, now));
@@ -375,6 +444,9 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
 
     @Override
     public void heard(String node, long at) {
+        if (draining) {
+            return;
+        }
         fleet.heard(node, at);
     }
 

@@ -1,5 +1,6 @@
 package io.gpuwatch.rules;
 
+import java.util.List;
 import java.util.Locale;
 
 /** What one instance of a rule watches; written lower case in rule files ({@code card}, {@code node}, …). */
@@ -14,6 +15,21 @@ public enum ScopeKind {
     BUSINESS,
     /** One scheduler queue: its scheduling readings. */
     QUEUE;
+
+    /**
+     * The labels that name an instance of this scope, as its {@code ScopeView.identity()} gives them: an alert's
+     * fingerprint is its rule and these, so labels that describe the instance (a card's task) may change
+     * without making a new alert. A task's business is part of its identity once known.
+     */
+    public List<String> identityLabels() {
+        return switch (this) {
+            case CARD -> List.of("node", "uuid");
+            case NODE -> List.of("node");
+            case TASK -> List.of("task", "business");
+            case BUSINESS -> List.of("business");
+            case QUEUE -> List.of("queue");
+        };
+    }
 
     /** The name rule files use. */
     public String key() {

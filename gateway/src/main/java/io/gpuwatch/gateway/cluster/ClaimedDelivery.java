@@ -41,6 +41,11 @@ final class ClaimedDelivery implements Delivery {
         if (flush.reason() == Flush.Reason.REPEAT) {
             return inner.deliver(receiver, flush);
         }
+        if (flush.reason() == Flush.Reason.REFRESH) {
+            // each gateway re-sends the alerts it speaks for; a claim would let only the first refresh through
+            return inner.deliver(receiver, new Flush(flush.route(), flush.receiver(), flush.groupKey(),
+                    flush.groupLabels(), ours, flush.reason(), flush.at()));
+        }
         List<Future<Boolean>> taken = new ArrayList<>();
         for (Notification n : ours) {
             taken.add(claims.claim(receiver.name(), n));

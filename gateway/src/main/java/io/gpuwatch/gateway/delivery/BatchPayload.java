@@ -15,12 +15,19 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * One outbox row's payload: the batch of notifications of a group and why it went out, as JSON text
- * ({@code {"reason":"FIRST","alerts":[{"fingerprint":…,"status":"FIRING","labels":{…},…}]}}), times in ISO-8601.
+ * One outbox row's payload: the batch of notifications of a group, the group's labels and why it went out, as
+ * JSON text ({@code {"reason":"FIRST","groupLabels":{…},"alerts":[{"fingerprint":…,"status":"FIRING",…}]}}),
+ * times in ISO-8601. The group's key is the row's key. Rows written before group labels were kept read with none.
  */
-public record BatchPayload(Flush.Reason reason, List<Notification> alerts) {
+public record BatchPayload(Flush.Reason reason, Map<String, String> groupLabels, List<Notification> alerts) {
     public BatchPayload {
+        groupLabels = Map.copyOf(groupLabels);
         alerts = List.copyOf(alerts);
+    }
+
+    /** The payload of {@code flush}. */
+    public static BatchPayload of(Flush flush) {
+        return new BatchPayload(flush.reason(), flush.groupLabels(), flush.alerts());
     }
 
     /** The JSON text of this payload; equal payloads give equal text. */
@@ -38,7 +45,8 @@ public record BatchPayload(Flush.Reason reason, List<Notification> alerts) {
             }
             list.add(o.put("generatorUrl", n.generatorUrl()));
         }
-        return new JsonObject().put("reason", reason.name()).put("alerts", list).encode();
+        return new JsonObject().put("reason", reason.name()).put("groupLabels", map(groupLabels)).put("alerts", list)
+                .encode();
     }
 
     /**
@@ -66,7 +74,8 @@ public record BatchPayload(Flush.Reason reason, List<Notification> alerts) {
                         Instant.parse(required(a, "startsAt", at)), ends == null ? null : Instant.parse(ends),
                         a.getString("generatorUrl")));
             }
-            return new BatchPayload(reason, alerts);
+            JsonObject group = o.getJsonObject("groupLabels");
+            return new BatchPayload(reason, group == null ? Map.of() : strings(group, where + " groupLabels"), alerts);
         } catch (DecodeException | ClassCastException | DateTimeParseException e) {
             throw new IllegalArgumentException(where + ": unreadable payload: " + e.getMessage(), e);
         } catch (IllegalArgumentException e) {

@@ -13,5 +13,6 @@ public interface Delivery {
     Future<Void> deliver(Receiver receiver, Flush flush);
 
     /** Sends through the receiver at once, remembering nothing: a gateway without a store. */
-    Delivery DIRECT = (receiver, flush) -> receiver.send(flush.alerts());
+    Delivery DIRECT = (receiver, flush) -> flush.reason() == Flush.Reason.REFRESH ? receiver.resend(flush.alerts())
+            : receiver.send(flush.group(), flush.alerts(), null);
 }

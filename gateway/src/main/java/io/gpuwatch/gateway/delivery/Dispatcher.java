@@ -12,14 +12,18 @@ import io.gpuwatch.gateway.silence.Silences;
 import io.gpuwatch.gateway.store.ReceiverHealth;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
+import io.vertx.core.Future;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
@@ -28,7 +32,9 @@ import java.util.logging.Logger;
  * Delivery as a pipeline of small stages, as Alertmanager's dispatch is: each change of an alert updates the
  * inhibitions, joins its groups on the routes it matches, and every group that is due — at once for a group
  * without {@code group_wait} — goes to its receiver, skipping alerts a silence or an inhibition mutes. A failed
- * delivery is counted and logged, and never stops the others. Owned by the gateway's event loop.
+ * delivery is counted and logged, and never stops the others. Receivers that forget what they were told
+ * (Alertmanager) get every alert they were told fires again on their re-send interval ({@link Resender}).
+ * Owned by the gateway's event loop.
  */
 public final class Dispatcher {
     private static final Logger LOG = Logger.getLogger(Dispatcher.class.getName());
@@ -45,6 +51,9 @@ public final class Dispatcher {
     /** The same two counts by receiver name, every configured receiver from the start. */
     private final Map<String, AtomicLong> sentBy = new LinkedHashMap<>();
     private final Map<String, AtomicLong> failedBy = new LinkedHashMap<>();
+    private final Resender resender = new Resender();
+    /** Deliveries handed on and not yet settled, so a stopping gateway can wait for them. */
+    private final Set<Future<Void>> inFlight = Collections.newSetFromMap(new IdentityHashMap<>());
     private Delivery delivery = Delivery.DIRECT;
     /** The silences' change count and the time muting was last brought up to date. */
     private long silenceChanges;
@@ -120,28 +129,42 @@ public final class Dispatcher {
         }
         inhibitor.observe(n);
         aggregator.receive(n, now);
-        flush(now);
+        flush(now, false);
     }
 
     /** Sends the groups whose timers are due; the gateway calls it on its tick. */
     public void tick() {
-        flush(clock.instant());
+        flush(clock.instant(), false);
     }
 
-    private void flush(Instant now) {
+    /**
+     * Sends every group that changed now, not waiting for its timers, and completes once every delivery handed
+     * on so far has settled (delivered, queued in the outbox, or failed): what a stopping gateway does last.
+     */
+    public Future<Void> flushNow() {
+        flush(clock.instant(), true);
+        return Future.join(List.copyOf(inFlight)).mapEmpty();
+    }
+
+    /** Deliveries handed on and not yet settled. */
+    public int unsettled() {
+        return inFlight.size();
+    }
+
+    private void flush(Instant now, boolean all) {
         boolean silencesTurned = mutingSeen != null && silences.turnsBetween(mutingSeen, now);
         if (silences.changes() != silenceChanges || silencesTurned) {
             aggregator.mutingChanged();
         }
         silenceChanges = silences.changes();
         mutingSeen = now;
-        for (Flush f : aggregator.tick(now)) {
+        for (Flush f : all ? aggregator.flushChanged(now) : aggregator.tick(now)) {
             Receiver r = receivers.get(f.receiver());
             if (r == null) {
                 continue;
             }
             List<Notification> alerts = f.alerts();
-            delivery.deliver(r, f).onComplete(ar -> {
+            track(delivery.deliver(r, f)).onComplete(ar -> {
                 ReceiverHealth before = health.getOrDefault(r.name(), ReceiverHealth.unused(r.name()));
                 if (ar.succeeded()) {
                     sent.addAndGet(alerts.size());
@@ -157,6 +180,24 @@ public final class Dispatcher {
                 }
             });
         }
+        for (Flush f : resender.due(receivers.values(), routing.root(), aggregator::told, now)) {
+            Receiver r = receivers.get(f.receiver());
+            track(delivery.deliver(r, f)).onComplete(ar -> {
+                resender.done(r.name());
+                if (ar.failed()) {
+                    LOG.warning("receiver " + r.name() + " could not be sent its " + f.alerts().size()
+                            + " firing alerts again: " + ar.cause().getMessage());
+                }
+            });
+        }
+    }
+
+    private Future<Void> track(Future<Void> delivering) {
+        if (!delivering.isComplete()) {
+            inFlight.add(delivering);
+            delivering.onComplete(ar -> inFlight.remove(delivering));
+        }
+        return delivering;
     }
 
     /** Hands due groups to {@code d} from now on instead of sending them straight to their receivers. */

@@ -5,6 +5,7 @@ import io.gpuwatch.gateway.store.AsyncStore;
 import io.gpuwatch.gateway.store.NotificationLogEntry;
 import io.gpuwatch.gateway.store.OutboxEntry;
 import io.gpuwatch.notify.DeliveryFailure;
+import io.gpuwatch.notify.Group;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
 import io.vertx.core.Future;
@@ -12,11 +13,13 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import java.util.logging.Logger;
 
@@ -29,10 +32,14 @@ import java.util.logging.Logger;
  * delivered already is not sent again. The outbox hands out only the oldest pending row of a receiver and group,
  * so after an outage a receiver hears each group's changes in order; the next one is claimed in the same poll
  * as soon as the previous one is settled. A receiver failing for longer than {@code failingAfter} raises a
- * {@link ReceiverWatch meta-alert} sent to the fallback receiver. Owned by one Vert.x context.
+ * {@link ReceiverWatch meta-alert} sent to the fallback receiver. A re-send of what fires ({@link Resender})
+ * shares one row per receiver and is not retried: the next interval's takes its place. Owned by one Vert.x
+ * context.
  */
 public final class OutboxSender implements Delivery {
     private static final Logger LOG = Logger.getLogger(OutboxSender.class.getName());
+    /** How often a draining sender looks for rows that fell due. */
+    private static final long DRAIN_STEP_MS = 50;
 
     private final Vertx vertx;
     private final AsyncStore store;
@@ -84,13 +91,18 @@ public final class OutboxSender implements Delivery {
         }
     }
 
+    /**
+     * Queues {@code flush} as a row of its own; a {@link Flush.Reason#REFRESH re-send} takes over the receiver's
+     * one re-send row instead, so an outage leaves one refresh waiting, the latest, not one per interval.
+     */
     @Override
     public Future<Void> deliver(Receiver receiver, Flush flush) {
-        String payload = new BatchPayload(flush.reason(), flush.alerts()).encode();
+        String payload = BatchPayload.of(flush).encode();
         List<String> fingerprints = flush.alerts().stream().map(Notification::fingerprint).toList();
-        return store.run(s -> s.outbox().enqueue(receiver.name(), flush.groupKey(), payload, fingerprints))
-                .<Void>mapEmpty()
-                .onSuccess(v -> poll());
+        Future<?> queued = flush.reason() == Flush.Reason.REFRESH
+                ? store.run(s -> s.outbox().replace(receiver.name(), flush.groupKey(), payload, fingerprints))
+                : store.run(s -> s.outbox().enqueue(receiver.name(), flush.groupKey(), payload, fingerprints));
+        return queued.<Void>mapEmpty().onSuccess(v -> poll());
     }
 
     /** Polls every {@code every} until {@link #stop}, starting with one poll now for rows left from before. */
@@ -105,6 +117,37 @@ public final class OutboxSender implements Delivery {
             vertx.cancelTimer(timer);
             timer = -1;
         }
+    }
+
+    /**
+     * Sends what the outbox holds for at most {@code within}: polls until no row is pending, or none falls due
+     * within that time (a row backing off from a failing receiver), or the time is up; completes with how many
+     * rows are still pending then, which stay for the next start. What a stopping gateway does last.
+     */
+    public Future<Long> drain(Duration within) {
+        Promise<Void> over = Promise.promise();
+        long timeout = vertx.setTimer(Math.max(1, within.toMillis()), id -> over.tryComplete());
+        drainStep(within, over);
+        return over.future().compose(v -> {
+            vertx.cancelTimer(timeout);
+            return store.run(s -> s.outbox().count(OutboxEntry.State.PENDING));
+        });
+    }
+
+    private void drainStep(Duration within, Promise<Void> over) {
+        if (over.future().isComplete()) {
+            return;
+        }
+        poll().transform(ar -> store.run(s -> s.outbox().count(OutboxEntry.State.PENDING) == 0 ? Optional.<Instant>empty()
+                        : Optional.of(s.outbox().nextDue().orElse(Instant.MAX))))
+                .onComplete(ar -> {
+                    Optional<Instant> next = ar.succeeded() ? ar.result() : Optional.of(Instant.MAX);
+                    if (next.isEmpty() || next.get().isAfter(clock.instant().plus(within))) {
+                        over.tryComplete();
+                    } else {
+                        vertx.setTimer(DRAIN_STEP_MS, id -> drainStep(within, over));
+                    }
+                });
     }
 
     /**
@@ -163,7 +206,8 @@ public final class OutboxSender implements Delivery {
         }
         String firing = hash(payload.alerts(), Notification.Status.FIRING);
         String resolved = hash(payload.alerts(), Notification.Status.RESOLVED);
-        Future<Boolean> known = payload.reason() == Flush.Reason.REPEAT
+        boolean refresh = payload.reason() == Flush.Reason.REFRESH;
+        Future<Boolean> known = payload.reason() == Flush.Reason.REPEAT || refresh
                 ? Future.succeededFuture(false)
                 : store.run(s -> s.notificationLog().last(row.receiver(), row.key())
                         .map(e -> e.covers(firing, resolved)).orElse(false));
@@ -177,11 +221,14 @@ public final class OutboxSender implements Delivery {
             }
             String deliveryKey = NotificationLogEntry.hash(List.of(row.receiver(), row.key(), firing, resolved,
                     Long.toString(row.id())));
-            return send(receiver, payload.alerts(), deliveryKey).transform(ar -> {
+            Group group = new Group(row.key(), payload.groupLabels());
+            return send(receiver, refresh ? receiver.resend(payload.alerts())
+                    : receiver.send(group, payload.alerts(), deliveryKey)).transform(ar -> {
                 if (ar.succeeded()) {
                     watch.succeeded(row.receiver(), clock.instant());
                     return store.run(s -> {
-                        if (s.outbox().complete(row)) {
+                        // a refresh told the receiver nothing new, so the log of what each group was told stays
+                        if (s.outbox().complete(row) && !refresh) {
                             s.notificationLog().record(new NotificationLogEntry(row.receiver(), row.key(), firing,
                                     resolved, clock.instant()));
                         }
@@ -194,6 +241,14 @@ public final class OutboxSender implements Delivery {
                 Throwable e = ar.cause();
                 String error = e.getMessage() == null ? e.toString() : e.getMessage();
                 watch.failed(row.receiver(), clock.instant(), error);
+                if (refresh) {
+                    // a retry would send what fired then; the next interval's refresh sends what fires then
+                    return store.run(s -> s.outbox().giveUp(row, error)).map(r -> {
+                        LOG.warning(where + ": re-sending the firing alerts failed, the next re-send follows in "
+                                + "its interval: " + error);
+                        return null;
+                    });
+                }
                 if (e instanceof DeliveryFailure f && !f.retryable()) {
                     return giveUp(row, error);
                 }
@@ -218,11 +273,12 @@ public final class OutboxSender implements Delivery {
         });
     }
 
-    private Future<Void> send(Receiver receiver, List<Notification> alerts, String deliveryKey) {
+    /** {@code sending} through {@code receiver}, failed as a timeout if it takes longer than the send timeout. */
+    private Future<Void> send(Receiver receiver, Future<Void> sending) {
         Promise<Void> done = Promise.promise();
         long deadline = vertx.setTimer(settings.sendTimeout().toMillis(), id -> done.tryFail(new TimeoutException(
                 "receiver " + receiver.name() + " did not answer within " + settings.sendTimeout())));
-        receiver.send(alerts, deliveryKey).onComplete(ar -> {
+        sending.onComplete(ar -> {
             vertx.cancelTimer(deadline);
             if (ar.succeeded()) {
                 done.tryComplete();
@@ -249,8 +305,10 @@ public final class OutboxSender implements Delivery {
             LOG.warning(line + "; telling " + fallback);
             Flush.Reason reason = n.status() == Notification.Status.FIRING ? Flush.Reason.NEW_ALERTS
                     : Flush.Reason.RESOLVED;
-            String payload = new BatchPayload(reason, List.of(n)).encode();
-            chain = chain.compose(v -> store.run(s -> s.outbox().enqueue(fallback, n.fingerprint(), payload,
+            // a group of its own on the root route, every label grouping it, as without a routing file
+            Group group = Group.of("{}", n.labels());
+            String payload = new BatchPayload(reason, group.labels(), List.of(n)).encode();
+            chain = chain.compose(v -> store.run(s -> s.outbox().enqueue(fallback, group.key(), payload,
                             List.of(n.fingerprint())))
                     .<Void>mapEmpty()
                     .onSuccess(x -> again = true));

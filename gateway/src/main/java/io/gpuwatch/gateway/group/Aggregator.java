@@ -142,6 +142,20 @@ public final class Aggregator {
         return out;
     }
 
+    /**
+     * Runs every group that changed at once, whatever its {@code group_wait} or {@code group_interval} still asks
+     * for, and returns the notifications to send: what a stopping gateway must not leave untold, resolutions
+     * included. A route's mute time intervals still hold theirs back.
+     */
+    public List<Flush> flushChanged(Instant now) {
+        for (Group g : groups.values()) {
+            if (g.changed && g.next.isAfter(now)) {
+                g.next = now;
+            }
+        }
+        return tick(now);
+    }
+
     private static boolean repeatDue(Group g, Instant now) {
         return g.repeatAt != null && !now.isBefore(g.repeatAt);
     }
@@ -206,6 +220,28 @@ public final class Aggregator {
             return Flush.Reason.REPEAT;
         }
         return null;
+    }
+
+    /**
+     * The alerts {@code receiver} was told fire and has not been told ended, muted ones included, each once
+     * however many of its groups hold it: what it should still hold.
+     */
+    public List<Notification> told(String receiver) {
+        Map<String, Notification> out = new LinkedHashMap<>();
+        for (Group g : groups.values()) {
+            if (!g.route.receiver().equals(receiver)) {
+                continue;
+            }
+            for (String fp : g.told) {
+                Notification a = g.alerts.get(fp);
+                if (a != null && a.status() == Notification.Status.FIRING) {
+                    out.putIfAbsent(fp, a);
+                }
+            }
+        }
+        List<Notification> list = new ArrayList<>(out.values());
+        list.sort(ORDER);
+        return list;
     }
 
     /** The groups held now, in the order they formed. */

@@ -1,6 +1,7 @@
 package io.gpuwatch.gateway.group;
 
 import io.gpuwatch.gateway.route.Route;
+import io.gpuwatch.notify.Group;
 import io.gpuwatch.notify.Notification;
 
 import java.time.Instant;
@@ -22,12 +23,22 @@ public record Flush(Route route, String receiver, String groupKey, Map<String, S
         /** An alert the receiver was told about has resolved. */
         RESOLVED,
         /** Nothing changed, but {@code repeat_interval} has passed since the last notification. */
-        REPEAT
+        REPEAT,
+        /**
+         * Not a group's notification: every alert a receiver that forgets (Alertmanager) was told fires, sent
+         * again on its re-send interval; only the latest one matters, so it is neither queued twice nor retried.
+         */
+        REFRESH
     }
 
     public Flush {
         groupLabels = Map.copyOf(groupLabels);
         alerts = List.copyOf(alerts);
+    }
+
+    /** The routing group this notification is for, as receivers name it in their payloads. */
+    public Group group() {
+        return new Group(groupKey, groupLabels);
     }
 
     /** The firing alerts of this notification. */

@@ -49,7 +49,7 @@ final class AlertDetailRoutes {
     private void alert(RoutingContext ctx) {
         String fingerprint = ctx.pathParam("fingerprint");
         Optional<Alert> held = Stream.of(gateway.ledger().live().stream(),
-                        gateway.evaluator().engine().pending().stream().map(t -> Alert.of(t, AlertState.PENDING)),
+                        gateway.evaluator().engine().pending().stream().map(gateway.ledger()::pending),
                         gateway.ledger().history().stream())
                 .flatMap(s -> s).filter(a -> a.fingerprint().equals(fingerprint)).findFirst();
         Future<Kept> kept = gateway.store().map(store -> store.run(s -> {

@@ -4,7 +4,6 @@ import io.gpuwatch.gateway.auth.Role;
 import io.gpuwatch.gateway.ledger.Alert;
 import io.gpuwatch.gateway.match.Matcher;
 import io.gpuwatch.gateway.store.Acknowledgement;
-import io.gpuwatch.rules.eval.AlertState;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -52,7 +51,7 @@ final class AlertRoutes {
         }
         List<Alert> candidates = new ArrayList<>(gateway.ledger().live());
         if (query.looksAtPending()) {
-            gateway.evaluator().engine().pending().forEach(t -> candidates.add(Alert.of(t, AlertState.PENDING)));
+            gateway.evaluator().engine().pending().forEach(t -> candidates.add(gateway.ledger().pending(t)));
         }
         Instant now = gateway.clock().instant();
         List<AlertView> chosen = candidates.stream().map(a -> AlertView.of(gateway, a, now)).filter(query::test)

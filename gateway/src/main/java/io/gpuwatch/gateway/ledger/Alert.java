@@ -22,12 +22,12 @@ public record Alert(String fingerprint, String rule, String severity, Map<String
      * The alert {@code t} speaks of, as the ledger holds it in {@code state}: fired at {@code t}'s time when
      * firing, with the summary, description and runbook as annotations.
      */
-    public static Alert of(Transition t, AlertState state) {
+    public static Alert of(Transition t, AlertState state, AlertLinks links) {
         return new Alert(Fingerprint.of(t), t.rule().name(), t.labels().getOrDefault("severity", ""), t.labels(),
-                annotations(t), t.activeSince(), state == AlertState.FIRING ? t.at() : 0, 0, state);
+                annotations(t, links), t.activeSince(), state == AlertState.FIRING ? t.at() : 0, 0, state);
     }
 
-    private static Map<String, String> annotations(Transition t) {
+    private static Map<String, String> annotations(Transition t, AlertLinks links) {
         Map<String, String> a = new LinkedHashMap<>();
         if (t.summary() != null && !t.summary().isEmpty()) {
             a.put("summary", t.summary());
@@ -37,7 +37,7 @@ public record Alert(String fingerprint, String rule, String severity, Map<String
         }
         String runbook = t.rule().runbook();
         if (runbook != null && !runbook.isEmpty()) {
-            a.put("runbook", runbook);
+            a.put("runbook", links.runbook(runbook));
         }
         return a;
     }

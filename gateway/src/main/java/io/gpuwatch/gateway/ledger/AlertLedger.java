@@ -20,4 +20,7 @@ public interface AlertLedger {
 
     /** Ended alerts, newest first, as many as the ledger keeps. */
     List<Alert> history();
+
+    /** The alert a pending transition will become when it fires, linked as this ledger links its alerts. */
+    Alert pending(Transition t);
 }

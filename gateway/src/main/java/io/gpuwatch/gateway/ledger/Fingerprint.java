@@ -31,13 +31,18 @@ public final class Fingerprint {
         return of(t.rule().name(), scopeLabels(t));
     }
 
-    /** The labels that name the scope instance: the transition's labels less the rule's own. */
+    /**
+     * The labels that name the scope instance: its identity labels less any the rule sets itself. Context labels
+     * (node labels, a card's task) stay out, so a task change between firing and resolving is the same alert.
+     */
     private static Map<String, String> scopeLabels(Transition t) {
-        Map<String, String> scope = new HashMap<>(t.labels());
-        scope.remove("alertname");
-        scope.remove("severity");
-        scope.remove("layer");
-        scope.keySet().removeAll(t.rule().labels().keySet());
+        Map<String, String> scope = new HashMap<>();
+        for (String name : t.rule().scope().identityLabels()) {
+            String v = t.labels().get(name);
+            if (v != null && !t.rule().labels().containsKey(name)) {
+                scope.put(name, v);
+            }
+        }
         return scope;
     }
 

@@ -18,11 +18,16 @@ public final class MemoryLedger implements AlertLedger {
     private final Map<String, Alert> live = new LinkedHashMap<>();
     private final Deque<Alert> history = new ArrayDeque<>();
     private final int historyLimit;
-    private final String externalUrl;
+    private final AlertLinks links;
 
+    /** A ledger linking its alerts to {@code externalUrl}, runbooks as their rules write them. */
     public MemoryLedger(int historyLimit, String externalUrl) {
+        this(historyLimit, AlertLinks.of(externalUrl));
+    }
+
+    public MemoryLedger(int historyLimit, AlertLinks links) {
         this.historyLimit = historyLimit;
-        this.externalUrl = externalUrl;
+        this.links = links;
     }
 
     /** What one transition changed: the alert as it now stands and the notification that tells of it. */
@@ -41,7 +46,7 @@ public final class MemoryLedger implements AlertLedger {
             if (live.containsKey(fp)) {
                 return;
             }
-            Alert alert = Alert.of(t, AlertState.FIRING);
+            Alert alert = Alert.of(t, AlertState.FIRING, links);
             live.put(fp, alert);
             out.accept(new Change(alert, notification(alert)));
         } else if (t.to() == AlertState.RESOLVED || t.to() == AlertState.INACTIVE) {
@@ -55,6 +60,11 @@ public final class MemoryLedger implements AlertLedger {
             trimHistory();
             out.accept(new Change(ended, notification(ended)));
         }
+    }
+
+    @Override
+    public Alert pending(Transition t) {
+        return Alert.of(t, AlertState.PENDING, links);
     }
 
     /**
@@ -76,13 +86,12 @@ public final class MemoryLedger implements AlertLedger {
         }
     }
 
-    /** The notification that tells of {@code a} as it stands. */
+    /** The notification that tells of {@code a} as it stands; it starts when the alert fired, not when sent. */
     Notification notification(Alert a) {
         boolean firing = a.state() == AlertState.FIRING;
         return new Notification(a.fingerprint(), firing ? Notification.Status.FIRING : Notification.Status.RESOLVED,
-                a.labels(), a.annotations(), Instant.ofEpochMilli(a.activeSince()),
-                firing ? null : Instant.ofEpochMilli(a.resolvedAt()),
-                externalUrl + "/api/v1/alerts/" + a.fingerprint());
+                a.labels(), a.annotations(), Instant.ofEpochMilli(a.firedAt()),
+                firing ? null : Instant.ofEpochMilli(a.resolvedAt()), links.generatorUrl(a.fingerprint()));
     }
 
     @Override

@@ -34,9 +34,9 @@ public final class PersistentLedger implements AlertLedger {
      * Loads the live alerts and the newest {@code historyLimit} ended ones from {@code store}; call it on the
      * context that will apply transitions. Fails with the store's error when it cannot be read.
      */
-    public static Future<PersistentLedger> open(AsyncStore store, int historyLimit, String externalUrl) {
+    public static Future<PersistentLedger> open(AsyncStore store, int historyLimit, AlertLinks links) {
         return store.run(s -> new Loaded(s.alerts().live(), s.alerts().ended(historyLimit))).map(loaded -> {
-            MemoryLedger memory = new MemoryLedger(historyLimit, externalUrl);
+            MemoryLedger memory = new MemoryLedger(historyLimit, links);
             loaded.live().forEach(memory::restore);
             loaded.ended().forEach(memory::restore);
             return new PersistentLedger(store, memory);
@@ -96,5 +96,10 @@ public final class PersistentLedger implements AlertLedger {
     @Override
     public List<Alert> history() {
         return memory.history();
+    }
+
+    @Override
+    public Alert pending(Transition t) {
+        return memory.pending(t);
     }
 }

@@ -1,6 +1,7 @@
 package io.gpuwatch.gateway.route;
 
 import io.gpuwatch.gateway.match.Matcher;
+import io.gpuwatch.notify.Group;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -91,17 +92,11 @@ public final class Route {
 
     /** The group key of the group holding {@code groupLabels}: {@code {}/{severity="page"}:{alertname="x", node="n1"}}. */
     public String groupKey(Map<String, String> groupLabels) {
-        return key + ":" + groupLabels.entrySet().stream()
-                .map(e -> e.getKey() + "=" + quote(e.getValue()))
-                .collect(Collectors.joining(", ", "{", "}"));
+        return Group.key(key, groupLabels);
     }
 
     static String matchersKey(List<Matcher> matchers) {
         return matchers.stream().map(Matcher::toString).collect(Collectors.joining(",", "{", "}"));
-    }
-
-    private static String quote(String v) {
-        return "\"" + v.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + "\"";
     }
 
     public String id() {

@@ -14,6 +14,7 @@ import io.gpuwatch.rules.scope.Series;
 import io.gpuwatch.rules.scope.ScopeView;
 
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -256,6 +257,24 @@ public final class CardState implements ScopeView {
     @Override
     public Map<String, String> identity() {
         return identity;
+    }
+
+    /** The node's hello labels, and the task, owner and business of the card's first process when it runs one. */
+    @Override
+    public Map<String, String> context() {
+        Map<String, String> out = new LinkedHashMap<>(node.context());
+        if (attribution != null) {
+            putIfSet(out, "task", attribution.task());
+            putIfSet(out, "owner", attribution.owner());
+            putIfSet(out, "business", attribution.business());
+        }
+        return out;
+    }
+
+    private static void putIfSet(Map<String, String> out, String name, String value) {
+        if (value != null && !value.isEmpty()) {
+            out.put(name, value);
+        }
     }
 
     @Override

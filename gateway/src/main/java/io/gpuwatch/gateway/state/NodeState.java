@@ -185,6 +185,12 @@ public final class NodeState implements ScopeView {
         return identity;
     }
 
+    /** The labels of the node's last hello ({@code cluster}, {@code zone}, {@code rack}, {@code pool}, …). */
+    @Override
+    public Map<String, String> context() {
+        return labels;
+    }
+
     @Override
     public Series series(int seriesId) {
         return seriesId >= 0 && seriesId < series.length ? series[seriesId] : Series.EMPTY;

@@ -49,32 +49,86 @@ public final class Outbox {
      * id. The fingerprints are what {@link #mentioning} finds it by.
      */
     public long enqueue(String receiver, String key, String payload, Collection<String> fingerprints) {
-        return store.write("queue a notification for " + receiver, c -> {
+        return store.write("queue a notification for " + receiver,
+                c -> enqueue(c, receiver, key, payload, fingerprints, store.now().toEpochMilli()));
+    }
+
+    private static long enqueue(Connection c, String receiver, String key, String payload,
+            Collection<String> fingerprints, long now) throws SQLException {
+        long id;
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox (receiver, dedup_key, payload, "
+                + "created_at, attempts, next_attempt_at, row_state) VALUES (?, ?, ?, ?, 0, ?, 'PENDING')",
+                new String[] {"ID"})) {
+            ps.setString(1, receiver);
+            ps.setString(2, key);
+            ps.setString(3, payload);
+            ps.setLong(4, now);
+            ps.setLong(5, now);
+            ps.executeUpdate();
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+                keys.next();
+                id = keys.getLong(1);
+            }
+        }
+        mention(c, id, fingerprints);
+        return id;
+    }
+
+    private static void mention(Connection c, long id, Collection<String> fingerprints) throws SQLException {
+        try (PreparedStatement mention = c.prepareStatement("INSERT INTO outbox_alert (fingerprint, outbox_id) "
+                + "VALUES (?, ?)")) {
+            for (String fp : new TreeSet<>(fingerprints)) {
+                mention.setString(1, fp);
+                mention.setLong(2, id);
+                mention.executeUpdate();
+            }
+        }
+    }
+
+    /**
+     * Puts {@code payload}, telling of {@code fingerprints}, in the one row {@code receiver}'s notifications under
+     * {@code key} share, due at once, for a notification only the latest of which matters (a re-send of what
+     * fires): a row waiting or settled takes the new payload and starts over; while it is being sent, nothing
+     * changes and this returns empty. Returns the row's id otherwise.
+     */
+    public Optional<Long> replace(String receiver, String key, String payload, Collection<String> fingerprints) {
+        return store.write("queue a re-send for " + receiver, c -> {
             long now = store.now().toEpochMilli();
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO outbox (receiver, dedup_key, payload, "
-                    + "created_at, attempts, next_attempt_at, row_state) VALUES (?, ?, ?, ?, 0, ?, 'PENDING')",
-                    new String[] {"ID"})) {
+            Long id = null;
+            boolean leased = false;
+            try (PreparedStatement ps = c.prepareStatement("SELECT id, row_state, lease_token FROM outbox "
+                    + "WHERE receiver = ? AND dedup_key = ? ORDER BY id DESC LIMIT 1")) {
                 ps.setString(1, receiver);
                 ps.setString(2, key);
-                ps.setString(3, payload);
-                ps.setLong(4, now);
-                ps.setLong(5, now);
-                ps.executeUpdate();
-                long id;
-                try (ResultSet keys = ps.getGeneratedKeys()) {
-                    keys.next();
-                    id = keys.getLong(1);
-                }
-                try (PreparedStatement mention = c.prepareStatement("INSERT INTO outbox_alert (fingerprint, "
-                        + "outbox_id) VALUES (?, ?)")) {
-                    for (String fp : new TreeSet<>(fingerprints)) {
-                        mention.setString(1, fp);
-                        mention.setLong(2, id);
-                        mention.executeUpdate();
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        id = rs.getLong(1);
+                        leased = "PENDING".equals(rs.getString(2)) && rs.getString(3) != null;
                     }
                 }
-                return id;
             }
+            if (leased) {
+                return Optional.<Long>empty();
+            }
+            if (id == null) {
+                return Optional.of(enqueue(c, receiver, key, payload, fingerprints, now));
+            }
+            try (PreparedStatement ps = c.prepareStatement("UPDATE outbox SET payload = ?, created_at = ?, "
+                    + "attempts = 0, next_attempt_at = ?, last_error = NULL, row_state = 'PENDING', "
+                    + "lease_token = NULL, lease_until = NULL, sent_at = NULL WHERE id = ?")) {
+                ps.setString(1, payload);
+                ps.setLong(2, now);
+                ps.setLong(3, now);
+                ps.setLong(4, id);
+                ps.executeUpdate();
+            }
+            // the row now tells of what fires now
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM outbox_alert WHERE outbox_id = ?")) {
+                ps.setLong(1, id);
+                ps.executeUpdate();
+            }
+            mention(c, id, fingerprints);
+            return Optional.of(id);
         });
     }
 

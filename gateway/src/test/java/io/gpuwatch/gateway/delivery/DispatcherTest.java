@@ -226,4 +226,59 @@ class DispatcherTest {
                 () -> new Dispatcher(routing(ROUTES, null), List.of(new RecordingReceiver("chat")), clock));
         assertTrue(e.getMessage().contains("not configured: paging"), e.getMessage());
     }
+
+    /** A recording receiver that, like Alertmanager's, asks for what fires again every {@code every}. */
+    private static final class Forgetful implements io.gpuwatch.notify.Receiver {
+        final RecordingReceiver inner;
+        final Duration every;
+
+        Forgetful(String name, Duration every) {
+            this.inner = new RecordingReceiver(name);
+            this.every = every;
+        }
+
+        @Override
+        public String name() {
+            return inner.name();
+        }
+
+        @Override
+        public io.vertx.core.Future<Void> send(List<Notification> batch) {
+            return inner.send(batch);
+        }
+
+        @Override
+        public java.util.Optional<Duration> resendInterval() {
+            return java.util.Optional.of(every);
+        }
+    }
+
+    @Test
+    void aReceiverThatForgetsHearsEveryAlertItWasToldFiresAgainEachIntervalAndNotThoseThatEnded() {
+        Forgetful paging = new Forgetful("paging", Duration.ofMinutes(1));
+        RecordingReceiver chat = new RecordingReceiver("chat");
+        Dispatcher d = new Dispatcher(routing(ROUTES, Set.of("chat", "paging")), List.of(chat, paging), clock);
+        d.tick();
+        Notification a = firing("xid-fallen-off-bus", "page", "gpu-1", "GPU-1", T0);
+        d.dispatch(a);
+        d.dispatch(firing("ecc-uncorrectable", "page", "gpu-1", "GPU-2", T0));
+        d.dispatch(firing("thermal", "ticket", "gpu-2", "GPU-3", T0));
+        advance(Duration.ofSeconds(59));
+        d.tick();
+        assertEquals(2, batches(paging.inner).size(), "nothing again before the interval");
+        advance(Duration.ofSeconds(1));
+        d.tick();
+        assertEquals(List.of("ecc-uncorrectable@GPU-2:FIRING", "xid-fallen-off-bus@GPU-1:FIRING"),
+                batches(paging.inner).get(2).stream().sorted().toList(), "both pages again, in one message");
+        advance(Duration.ofSeconds(5));
+        d.dispatch(resolved(a, now.get()));
+        assertEquals(List.of("xid-fallen-off-bus@GPU-1:RESOLVED"), batches(paging.inner).get(3));
+        advance(Duration.ofSeconds(55));
+        d.tick();
+        assertEquals(List.of(List.of("ecc-uncorrectable@GPU-2:FIRING")), batches(paging.inner).subList(4, 5),
+                "the ended alert is not re-sent");
+        assertEquals(5, batches(paging.inner).size());
+        assertEquals(List.of(List.of("thermal@GPU-3:FIRING")), batches(chat), "the chat receiver keeps what it hears");
+        assertEquals(4, d.sent(), "two pages, a resolution and a ticket: re-sends are not counted");
+    }
 }

@@ -240,7 +240,7 @@ class OutboxSenderTest {
     @Test
     void rowsPendingAtACrashAreDeliveredAfterRestartAndARebuiltGroupIsNotSentTwice(Vertx vertx,
                                                                                     VertxTestContext tc) {
-        String payload = new BatchPayload(Flush.Reason.FIRST, List.of(firing("GPU-1"))).encode();
+        String payload = new BatchPayload(Flush.Reason.FIRST, Map.of(), List.of(firing("GPU-1"))).encode();
         vertx.getOrCreateContext().runOnContext(go -> open(vertx)
                 .compose(store -> store.run(s -> {
                     s.outbox().enqueue("pager", "{}:{uuid=\"GPU-1\"}", payload);
@@ -314,5 +314,43 @@ class OutboxSenderTest {
             assertEquals(1, accepted.size(), "the page itself went out once the receiver recovered");
             tc.completeNow();
         }))));
+    }
+
+    @Test
+    void reSendsShareOneRowAndAFailedOneIsNotRetried(Vertx vertx, VertxTestContext tc) {
+        answers.add(503);
+        vertx.getOrCreateContext().runOnContext(go -> open(vertx).compose(store -> {
+            Receiver am = webhook(vertx, "am");
+            OutboxSender sender = new OutboxSender(vertx, store, List.of(am), clock, settings(null));
+            return sender.deliver(am, refresh("am", firing("GPU-1")))
+                    .compose(v -> sender.poll())
+                    .compose(n -> {
+                        tc.verify(() -> assertEquals(1, requests));
+                        now.set(T0.plusSeconds(30));
+                        return sender.poll();
+                    })
+                    .compose(n -> {
+                        tc.verify(() -> assertEquals(1, requests, "the refused re-send is not tried again"));
+                        return sender.deliver(am, refresh("am", firing("GPU-2")));
+                    })
+                    .compose(v -> sender.poll())
+                    .compose(v -> sender.deliver(am, refresh("am", firing("GPU-3"))))
+                    .compose(v -> sender.poll())
+                    .compose(n -> store.run(s -> List.of(s.outbox().count(OutboxEntry.State.SENT),
+                            s.outbox().count(OutboxEntry.State.PENDING), s.outbox().count(OutboxEntry.State.FAILED),
+                            s.notificationLog().last("am", "gpuwatch:resend").isPresent() ? 1L : 0L)))
+                    .eventually(store::close);
+        }).onComplete(tc.succeeding(counts -> tc.verify(() -> {
+            assertEquals(List.of(1L, 0L, 0L, 0L), counts, "one row, sent, for every re-send; no group log entry");
+            assertEquals(3, requests);
+            assertEquals(2, accepted.size());
+            assertTrue(accepted.get(0).contains("GPU-2") && !accepted.get(0).contains("GPU-1"), accepted.get(0));
+            assertTrue(accepted.get(1).contains("GPU-3"), accepted.get(1));
+            tc.completeNow();
+        }))));
+    }
+
+    private static Flush refresh(String receiver, Notification... alerts) {
+        return new Flush(null, receiver, "gpuwatch:resend", Map.of(), List.of(alerts), Flush.Reason.REFRESH, T0);
     }
 }

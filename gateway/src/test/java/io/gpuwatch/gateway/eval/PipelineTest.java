@@ -1,5 +1,6 @@
 package io.gpuwatch.gateway.eval;
 
+import io.gpuwatch.gateway.ledger.Fingerprint;
 import io.gpuwatch.gateway.ledger.MemoryLedger;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.notify.Notification;
@@ -9,6 +10,7 @@ import io.gpuwatch.protocol.Event;
 import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
+import io.gpuwatch.protocol.ProcessInfo;
 import io.gpuwatch.protocol.Sample;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
@@ -116,5 +118,82 @@ class PipelineTest {
         sample(T0 + 45_000, 60, 60);
         assertEquals(2, sent.size());
         assertEquals(Notification.Status.RESOLVED, sent.get(1).status());
+    }
+
+    private void sample(long at, double temp, String task) {
+        ProcessInfo p = new ProcessInfo(4242, 1L << 30, task, "alice", "search");
+        Sample s = new Sample(0, at, List.of(
+                new CardReading("GPU-1", MetricValues.builder().set(Metric.TEMP_C, temp).build(), List.of(p)),
+                new CardReading("GPU-2", MetricValues.builder().set(Metric.TEMP_C, 60).build(), List.of())));
+        fleet.sample("node-1", s, at, card -> evaluator.card(card, at));
+        evaluator.tick(at, 1000);
+    }
+
+    @Test
+    void cardAlertsCarryTheNodesHelloLabelsAndTheCardsTaskAndATaskChangeIsTheSameAlert() {
+        RuleLoad load = RuleSet.parse("pipeline.yml", RULES);
+        evaluator = new Evaluator(fleet, load.ruleSet(), t -> ledger.apply(t, sent::add));
+        Map<String, String> nodeLabels = Map.of("cluster", "east", "zone", "z2", "rack", "r17", "pool", "train");
+        fleet.hello(new Hello(1, "node-1", "boot", "test", null, null, nodeLabels,
+                List.of(new CardInfo("GPU-1", 0, "NVIDIA H100", null, null, null, null, null),
+                        new CardInfo("GPU-2", 1, "NVIDIA H100", null, null, null, null, null))), T0);
+        for (int s = 0; s <= 900; s++) {
+            // the card is handed from one task to the next while it is hot
+            sample(T0 + s * 1000L, s < 600 ? 95 : 60, s < 300 ? "train-a" : "train-b");
+        }
+        assertEquals(2, sent.size(), sent.toString());
+        Notification firing = sent.get(0);
+        assertEquals("too-hot", firing.labels().get("alertname"));
+        nodeLabels.forEach((k, v) -> assertEquals(v, firing.labels().get(k), k));
+        assertEquals("train-a", firing.labels().get("task"));
+        assertEquals("alice", firing.labels().get("owner"));
+        assertEquals("search", firing.labels().get("business"));
+        assertEquals(Fingerprint.of("too-hot", Map.of("node", "node-1", "uuid", "GPU-1")), firing.fingerprint(),
+                "only the rule and the card's node and uuid name the alert");
+        assertEquals(T0 + 60_000, firing.startsAt().toEpochMilli(), "it starts when it fired, after its `for`");
+        Notification resolved = sent.get(1);
+        assertEquals(Notification.Status.RESOLVED, resolved.status());
+        assertEquals(firing.fingerprint(), resolved.fingerprint(), "the task change did not make a second alert");
+        assertEquals(firing.labels(), resolved.labels(), "the resolution repeats the labels the page had");
+        assertTrue(ledger.live().isEmpty());
+        assertEquals(1, ledger.history().size());
+    }
+
+    @Test
+    void nodeAlertsCarryTheNodesHelloLabels() {
+        RuleLoad load = RuleSet.parse("pipeline.yml", RULES);
+        evaluator = new Evaluator(fleet, load.ruleSet(), t -> ledger.apply(t, sent::add));
+        fleet.hello(new Hello(1, "node-1", "boot", "test", null, null, Map.of("cluster", "east", "rack", "r17"),
+                List.of(new CardInfo("GPU-1", 0, "NVIDIA H100", null, null, null, null, null))), T0);
+        evaluator.tick(T0 + 30_001, 1000);
+        assertEquals(1, sent.size());
+        Notification n = sent.get(0);
+        assertEquals("node-silent", n.labels().get("alertname"));
+        assertEquals("east", n.labels().get("cluster"));
+        assertEquals("r17", n.labels().get("rack"));
+        assertEquals(null, n.labels().get("task"), "a node alert names no task");
+        assertEquals(Fingerprint.of("node-silent", Map.of("node", "node-1")), n.fingerprint());
+    }
+
+    @Test
+    void withoutARunbookBaseTheRulesPathIsKeptAndTheGeneratorLinkNamesTheAlert() {
+        RuleLoad load = RuleSet.parse("pipeline.yml", """
+                group: g
+                layer: device
+                scope: card
+                rules:
+                  - name: hot
+                    severity: page
+                    when: tempC > 90
+                    runbook: docs/runbooks.md#hot
+                """);
+        MemoryLedger plain = new MemoryLedger(10, "http://127.0.0.1:9464/");
+        evaluator = new Evaluator(fleet, load.ruleSet(), t -> plain.apply(t, sent::add));
+        fleet.hello(new Hello(1, "node-1", "boot", "test", null, null, Map.of(),
+                List.of(new CardInfo("GPU-1", 0, "NVIDIA H100", null, null, null, null, null))), T0);
+        sample(T0, 95, "t");
+        assertEquals(1, sent.size());
+        assertEquals("docs/runbooks.md#hot", sent.get(0).annotations().get("runbook"));
+        assertEquals("http://127.0.0.1:9464/api/v1/alerts/" + sent.get(0).fingerprint(), sent.get(0).generatorUrl());
     }
 }

@@ -68,7 +68,7 @@ class PersistentLedgerTest {
         List<Notification> second = new ArrayList<>();
         List<Notification> recovered = new ArrayList<>();
         vertx.getOrCreateContext().runOnContext(go -> open(vertx)
-                .compose(store -> PersistentLedger.open(store, 100, "http://gw").compose(ledger -> {
+                .compose(store -> PersistentLedger.open(store, 100, AlertLinks.of("http://gw")).compose(ledger -> {
                     ledger.apply(t("GPU-1", AlertState.FIRING, T0 + 1000), first::add);
                     ledger.apply(t("GPU-2", AlertState.FIRING, T0 + 2000), first::add);
                     ledger.apply(t("GPU-1", AlertState.RESOLVED, T0 + 3000), first::add);
@@ -80,7 +80,7 @@ class PersistentLedgerTest {
                     return ledger.settled();
                 }).compose(v -> store.close()))
                 .compose(v -> open(vertx))
-                .compose(store -> PersistentLedger.open(store, 100, "http://gw").compose(ledger -> {
+                .compose(store -> PersistentLedger.open(store, 100, AlertLinks.of("http://gw")).compose(ledger -> {
                     tc.verify(() -> {
                         assertEquals(List.of("GPU-1:FIRING", "GPU-2:FIRING", "GPU-1:RESOLVED"), names(first));
                         assertEquals(List.of("GPU-2"), ledger.live().stream()

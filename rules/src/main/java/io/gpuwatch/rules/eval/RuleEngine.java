@@ -339,6 +339,8 @@ public final class RuleEngine {
         labels.put("layer", rule.layer().key());
         labels.putAll(new TreeMap<>(view.identity()));
         labels.putAll(rule.labels());
+        // what identifies the alert, and what its rule says, win over what merely describes it
+        view.context().forEach(labels::putIfAbsent);
         String summary;
         String description;
         try {

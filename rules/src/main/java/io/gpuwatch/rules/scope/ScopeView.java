@@ -25,6 +25,15 @@ public interface ScopeView {
      */
     Map<String, String> identity();
 
+    /**
+     * Labels a router needs that do not identify the instance, put on its alerts but left out of fingerprints:
+     * the node's labels from its hello on node and card alerts, and a card's {@code task}, {@code owner} and
+     * {@code business}. Read only when an alert changes state, so it may allocate.
+     */
+    default Map<String, String> context() {
+        return Map.of();
+    }
+
     /** The window over the series with this id (see {@code RuleSet.series()}); an empty series when no data. */
     Series series(int seriesId);
 

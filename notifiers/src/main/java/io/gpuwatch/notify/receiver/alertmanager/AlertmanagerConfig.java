@@ -16,19 +16,24 @@ import java.util.Set;
 
 /**
  * An existing Alertmanager to hand alerts to: its base URL (any path prefix included; {@code /api/v2/alerts}
- * is appended), optional credentials, how long a firing alert stays valid there without being re-sent
- * ({@code firingValidityMs}, sent as its {@code endsAt}), the per-attempt deadline and the retry schedule.
+ * is appended), optional credentials, how often every firing alert is sent again ({@code resendIntervalMs};
+ * a firing alert's {@code endsAt} is four of these ahead, as Prometheus does), the per-attempt deadline and the
+ * retry schedule.
  */
-public record AlertmanagerConfig(String url, HttpAuth auth, long firingValidityMs, long timeoutMs, int maxAttempts,
+public record AlertmanagerConfig(String url, HttpAuth auth, long resendIntervalMs, long timeoutMs, int maxAttempts,
                                  long initialBackoffMs, long maxBackoffMs) {
-    /** Six hours: longer than the default 4 h repeat interval, so each repeat extends the alert before it lapses. */
-    public static final long DEFAULT_FIRING_VALIDITY_MS = 6 * 3600_000L;
+    /** A minute, Prometheus's {@code --rules.alert.resend-delay}. */
+    public static final long DEFAULT_RESEND_INTERVAL_MS = 60_000;
+    /** A day: an alert that lapses later than four days after the gateway is gone helps nobody. */
+    public static final long MAX_RESEND_INTERVAL_MS = 86_400_000;
+    /** How many re-send intervals a firing alert stays valid in Alertmanager: it survives three lost re-sends. */
+    public static final int VALIDITY_INTERVALS = 4;
     public static final long DEFAULT_TIMEOUT_MS = 10_000;
     public static final int DEFAULT_MAX_ATTEMPTS = 6;
     public static final long DEFAULT_INITIAL_BACKOFF_MS = 500;
     public static final long DEFAULT_MAX_BACKOFF_MS = 30_000;
 
-    private static final Set<String> FIELDS = Set.of("url", "bearerToken", "basicAuth", "firingValidityMs",
+    private static final Set<String> FIELDS = Set.of("url", "bearerToken", "basicAuth", "resendIntervalMs",
             "timeoutMs", "maxAttempts", "initialBackoffMs", "maxBackoffMs");
 
     public AlertmanagerConfig {
@@ -38,8 +43,9 @@ public record AlertmanagerConfig(String url, HttpAuth auth, long firingValidityM
             throw new IllegalArgumentException("url " + bad);
         }
         url = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
-        if (firingValidityMs < 1000) {
-            throw new IllegalArgumentException("firingValidityMs must be at least 1000, got " + firingValidityMs);
+        if (resendIntervalMs < 1000 || resendIntervalMs > MAX_RESEND_INTERVAL_MS) {
+            throw new IllegalArgumentException("resendIntervalMs must be between 1000 and " + MAX_RESEND_INTERVAL_MS
+                    + ", got " + resendIntervalMs);
         }
         if (timeoutMs < 1) {
             throw new IllegalArgumentException("timeoutMs must be at least 1, got " + timeoutMs);
@@ -49,8 +55,13 @@ public record AlertmanagerConfig(String url, HttpAuth auth, long firingValidityM
 
     /** An unauthenticated Alertmanager at this base URL with every default. */
     public static AlertmanagerConfig of(String url) {
-        return new AlertmanagerConfig(url, HttpAuth.NONE, DEFAULT_FIRING_VALIDITY_MS, DEFAULT_TIMEOUT_MS,
+        return new AlertmanagerConfig(url, HttpAuth.NONE, DEFAULT_RESEND_INTERVAL_MS, DEFAULT_TIMEOUT_MS,
                 DEFAULT_MAX_ATTEMPTS, DEFAULT_INITIAL_BACKOFF_MS, DEFAULT_MAX_BACKOFF_MS);
+    }
+
+    /** How long a firing alert stays valid in Alertmanager after a send: its {@code endsAt} from now. */
+    public long firingValidityMs() {
+        return VALIDITY_INTERVALS * resendIntervalMs;
     }
 
     /** The retry schedule these fields describe. */
@@ -60,7 +71,7 @@ public record AlertmanagerConfig(String url, HttpAuth auth, long firingValidityM
 
     /**
      * Reads {@code url} (required), {@code bearerToken} (a secret) or {@code basicAuth: {username, password}}
-     * (the password a secret), {@code firingValidityMs}, {@code timeoutMs} and the retry fields. Every problem
+     * (the password a secret), {@code resendIntervalMs}, {@code timeoutMs} and the retry fields. Every problem
      * names its field path under {@code path}.
      */
     public static Parsed<AlertmanagerConfig> parse(Map<?, ?> map, String path, SecretSource secrets) {
@@ -71,7 +82,7 @@ public record AlertmanagerConfig(String url, HttpAuth auth, long firingValidityM
             f.problem("url", urlProblem(url));
         }
         HttpAuth auth = auth(f, secrets);
-        long validity = f.whole("firingValidityMs", DEFAULT_FIRING_VALIDITY_MS, 1000, Long.MAX_VALUE);
+        long resend = f.whole("resendIntervalMs", DEFAULT_RESEND_INTERVAL_MS, 1000, MAX_RESEND_INTERVAL_MS);
         long timeoutMs = f.whole("timeoutMs", DEFAULT_TIMEOUT_MS, 1, Long.MAX_VALUE);
         int maxAttempts = (int) f.whole("maxAttempts", DEFAULT_MAX_ATTEMPTS, 1, Integer.MAX_VALUE);
         long initial = f.whole("initialBackoffMs", DEFAULT_INITIAL_BACKOFF_MS, 1, Long.MAX_VALUE);
@@ -82,7 +93,7 @@ public record AlertmanagerConfig(String url, HttpAuth auth, long firingValidityM
         if (!f.problems().isEmpty()) {
             return Parsed.failed(f.problems());
         }
-        return Parsed.of(new AlertmanagerConfig(url, auth, validity, timeoutMs, maxAttempts, initial, max));
+        return Parsed.of(new AlertmanagerConfig(url, auth, resend, timeoutMs, maxAttempts, initial, max));
     }
 
     private static HttpAuth auth(Fields f, SecretSource secrets) {

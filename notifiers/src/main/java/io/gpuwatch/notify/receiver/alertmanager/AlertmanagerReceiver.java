@@ -8,6 +8,7 @@ import io.gpuwatch.notify.retry.Outcome;
 import io.gpuwatch.notify.retry.Pause;
 import io.gpuwatch.notify.retry.Retrier;
 import io.gpuwatch.notify.retry.RetryAfter;
+import io.gpuwatch.notify.retry.RetryPolicy;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -17,10 +18,12 @@ import io.vertx.ext.web.client.WebClient;
 
 import java.net.ConnectException;
 import java.net.URI;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -29,7 +32,9 @@ import java.util.random.RandomGenerator;
 /**
  * Hands each batch to an existing Alertmanager in one {@code POST /api/v2/alerts}, so teams keep their own
  * routing, silences and receivers. Alertmanager identifies alerts by their label set, so re-sending is
- * harmless. 5xx, 429, timeouts and connection errors are retried with back-off ({@code Retry-After}
+ * harmless, and it asks to be sent every firing alert again each {@code resendIntervalMs}, as Prometheus does:
+ * Alertmanager keeps no alerts across a restart, and each send extends a firing alert's {@code endsAt} to four
+ * intervals ahead. 5xx, 429, timeouts and connection errors are retried with back-off ({@code Retry-After}
  * honoured); 400 (Alertmanager's validation message) and other 4xx fail at once. Errors show the target as
  * {@code scheme://host[:port]/…} only.
  */
@@ -41,6 +46,8 @@ public final class AlertmanagerReceiver implements Receiver {
     private final AlertmanagerConfig config;
     private final WebClient client;
     private final Retrier retrier;
+    /** One attempt: a re-send that fails is followed by the next interval's, with what fires then. */
+    private final Retrier once;
     private final InstantSource clock;
     private final String target;
     private final Failures failures;
@@ -53,6 +60,7 @@ public final class AlertmanagerReceiver implements Receiver {
         this.config = Objects.requireNonNull(config, "config");
         this.client = Objects.requireNonNull(client, "client");
         this.retrier = new Retrier(config.retryPolicy(), random, pause);
+        this.once = new Retrier(new RetryPolicy(1, config.initialBackoffMs(), config.maxBackoffMs()), random, pause);
         this.clock = Objects.requireNonNull(clock, "clock");
         this.target = Redaction.url(config.url());
         List<String> s = new ArrayList<>(config.auth().secrets());
@@ -75,6 +83,11 @@ public final class AlertmanagerReceiver implements Receiver {
     }
 
     @Override
+    public Optional<Duration> resendInterval() {
+        return Optional.of(Duration.ofMillis(config.resendIntervalMs()));
+    }
+
+    @Override
     public Future<Void> send(List<Notification> batch) {
         if (batch.isEmpty()) {
             return Future.succeededFuture();
@@ -84,6 +97,15 @@ public final class AlertmanagerReceiver implements Receiver {
             Buffer body = PostableAlerts.build(batch, clock.instant(), config.firingValidityMs()).toBuffer();
             return attempt(body);
         });
+    }
+
+    @Override
+    public Future<Void> resend(List<Notification> firing) {
+        if (firing.isEmpty()) {
+            return Future.succeededFuture();
+        }
+        return once.run(name, () -> attempt(PostableAlerts.build(firing, clock.instant(), config.firingValidityMs())
+                .toBuffer()));
     }
 
     private Future<Outcome> attempt(Buffer body) {

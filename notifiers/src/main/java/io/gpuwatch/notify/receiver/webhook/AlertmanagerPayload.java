@@ -1,5 +1,6 @@
 package io.gpuwatch.notify.receiver.webhook;
 
+import io.gpuwatch.notify.Group;
 import io.gpuwatch.notify.Notification;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -15,8 +16,10 @@ import java.util.function.Function;
 /**
  * The Alertmanager webhook body, version "4", so anything that consumes Alertmanager webhooks consumes ours.
  * Group-level fields describe the whole batch; {@code alerts} is cut to {@code maxAlerts} and the rest counted
- * in {@code truncatedAlerts}. Until routing assigns group_by, a batch's group labels are the labels all its
- * alerts share: for a single alert that is every label, as Alertmanager does with {@code group_by: ['...']}.
+ * in {@code truncatedAlerts}. {@code groupKey} and {@code groupLabels} are the routing group's (its route's key
+ * and {@code group_by} labels), so they stay put as alerts join and leave the group; a batch sent outside routing
+ * counts as a group on the root route of the labels all its alerts share (for a single alert every label, as
+ * Alertmanager does with {@code group_by: ['...']}).
  * The body is bounded: a label or annotation value over {@link #MAX_VALUE_CHARS} characters is cut and ends in
  * {@code …[cut N chars]}, and when the encoded body would still exceed {@link #MAX_BODY_BYTES}, alerts are left
  * out from the end and counted in {@code truncatedAlerts}, as {@code maxAlerts} does.
@@ -32,19 +35,22 @@ final class AlertmanagerPayload {
     private AlertmanagerPayload() {
     }
 
-    static JsonObject build(String receiver, List<Notification> batch, String externalUrl, int maxAlerts) {
+    /** The body for {@code batch} of {@code group}; a null group: the root route's group of its common labels. */
+    static JsonObject build(String receiver, Group group, List<Notification> batch, String externalUrl,
+                            int maxAlerts) {
+        Group g = group != null ? group : Group.of("{}", bounded(common(batch, Notification::labels)));
         int sent = maxAlerts > 0 && batch.size() > maxAlerts ? maxAlerts : batch.size();
-        JsonObject body = payload(receiver, batch, externalUrl, sent);
+        JsonObject body = payload(receiver, g, batch, externalUrl, sent);
         if (body.toBuffer().length() <= MAX_BODY_BYTES) {
             return body;
         }
         // The body grows with the alerts sent, so a binary search finds the most that fit.
         int lo = 0;
         int hi = sent - 1;
-        JsonObject best = payload(receiver, batch, externalUrl, 0);
+        JsonObject best = payload(receiver, g, batch, externalUrl, 0);
         while (lo <= hi) {
             int k = (lo + hi) >>> 1;
-            JsonObject candidate = payload(receiver, batch, externalUrl, k);
+            JsonObject candidate = payload(receiver, g, batch, externalUrl, k);
             if (candidate.toBuffer().length() <= MAX_BODY_BYTES) {
                 best = candidate;
                 lo = k + 1;
@@ -55,7 +61,8 @@ final class AlertmanagerPayload {
         return best;
     }
 
-    private static JsonObject payload(String receiver, List<Notification> batch, String externalUrl, int sent) {
+    private static JsonObject payload(String receiver, Group group, List<Notification> batch, String externalUrl,
+                                      int sent) {
         boolean firing = batch.stream().anyMatch(n -> n.status() == Notification.Status.FIRING);
         Map<String, String> commonLabels = common(batch, Notification::labels);
         Map<String, String> commonAnnotations = common(batch, Notification::annotations);
@@ -74,21 +81,13 @@ final class AlertmanagerPayload {
                 .put("receiver", receiver)
                 .put("status", status(firing))
                 .put("alerts", alerts)
-                .put("groupLabels", object(commonLabels))
+                .put("groupLabels", object(group.labels()))
                 .put("commonLabels", object(commonLabels))
                 .put("commonAnnotations", object(commonAnnotations))
                 .put("externalURL", externalUrl)
                 .put("version", "4")
-                .put("groupKey", groupKey(commonLabels))
+                .put("groupKey", group.key())
                 .put("truncatedAlerts", batch.size() - alerts.size());
-    }
-
-    /** Alertmanager's key for the root route: {@code {}:{alertname="X", node="n1"}}. */
-    static String groupKey(Map<String, String> groupLabels) {
-        StringBuilder sb = new StringBuilder("{}:{");
-        new TreeMap<>(groupLabels).forEach((k, v) -> sb.append(sb.length() > 4 ? ", " : "")
-                .append(k).append("=\"").append(quoted(bounded(v))).append('"'));
-        return sb.append('}').toString();
     }
 
     /** RFC 3339 in UTC with trailing fraction zeros dropped, as Go's RFC3339Nano writes it. */
@@ -128,6 +127,12 @@ final class AlertmanagerPayload {
         return o;
     }
 
+    private static Map<String, String> bounded(Map<String, String> m) {
+        Map<String, String> out = new HashMap<>();
+        m.forEach((k, v) -> out.put(k, bounded(v)));
+        return out;
+    }
+
     /** The value whole when it has at most {@link #MAX_VALUE_CHARS} code points, else cut with a marker. */
     static String bounded(String v) {
         int n = v.codePointCount(0, v.length());
@@ -136,20 +141,5 @@ final class AlertmanagerPayload {
         }
         return v.substring(0, v.offsetByCodePoints(0, MAX_VALUE_CHARS))
                 + "…[cut " + (n - MAX_VALUE_CHARS) + " chars]";
-    }
-
-    private static String quoted(String v) {
-        StringBuilder sb = new StringBuilder();
-        for (char c : v.toCharArray()) {
-            switch (c) {
-                case '\\' -> sb.append("\\\\");
-                case '"' -> sb.append("\\\"");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> sb.append(c);
-            }
-        }
-        return sb.toString();
     }
 }

@@ -1,6 +1,7 @@
 package io.gpuwatch.notify.receiver.webhook;
 
 import io.gpuwatch.notify.DeliveryFailure;
+import io.gpuwatch.notify.Group;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.Redaction;
@@ -80,15 +81,24 @@ public final class WebhookReceiver implements Receiver {
         return send(batch, null);
     }
 
-    /** Sends the key as an {@code Idempotency-Key} header, the same on every retry and re-send of the delivery. */
     @Override
     public Future<Void> send(List<Notification> batch, String deliveryKey) {
+        return send(null, batch, deliveryKey);
+    }
+
+    /**
+     * Sends the group's key and labels in the body (a null group: the root route's group of the labels the batch
+     * shares), and the delivery key as an {@code Idempotency-Key} header, the same on every retry and re-send of
+     * the delivery.
+     */
+    @Override
+    public Future<Void> send(Group group, List<Notification> batch, String deliveryKey) {
         if (batch.isEmpty()) {
             return Future.succeededFuture();
         }
         Buffer body;
         try {
-            body = AlertmanagerPayload.build(name, batch, externalUrl, config.maxAlerts()).toBuffer();
+            body = AlertmanagerPayload.build(name, group, batch, externalUrl, config.maxAlerts()).toBuffer();
         } catch (RuntimeException e) {
             return Future.failedFuture(new DeliveryFailure(name, 0,
                     "could not build the payload: " + e.getClass().getSimpleName(), false));

@@ -29,19 +29,19 @@ class AlertmanagerConfigTest {
         assertEquals(new HttpAuth.Basic("gw", "pw"), AlertmanagerConfig.parse(Map.of("url", "http://am:9093",
                 "basicAuth", Map.of("username", "gw", "password", Map.of("env", "AM_PASS"))), PATH, ENV).value().auth());
         assertEquals(new HttpAuth.Bearer("tok"), AlertmanagerConfig.parse(Map.of("url", "http://am:9093",
-                "bearerToken", Map.of("env", "AM_TOKEN"), "firingValidityMs", 600_000), PATH, ENV).value().auth());
+                "bearerToken", Map.of("env", "AM_TOKEN"), "resendIntervalMs", 30_000), PATH, ENV).value().auth());
     }
 
     @Test
     void everyProblemIsNamedByItsPath() {
         Parsed<AlertmanagerConfig> parsed = AlertmanagerConfig.parse(Map.of("url", "http://am:9093/?x=1",
-                "basicAuth", Map.of("username", "gw", "password", "literal-pw"), "firingValidityMs", 10), PATH, ENV);
+                "basicAuth", Map.of("username", "gw", "password", "literal-pw"), "resendIntervalMs", 10), PATH, ENV);
         assertFalse(parsed.ok());
         List<String> problems = parsed.problems().stream().map(ConfigProblem::toString).toList();
         assertTrue(problems.stream().anyMatch(p -> p.startsWith(PATH + ".url: must not have a query string")),
                 problems::toString);
         assertTrue(problems.stream().anyMatch(p -> p.startsWith(PATH + ".basicAuth.password")), problems::toString);
-        assertTrue(problems.contains(PATH + ".firingValidityMs: must be at least 1000, got 10"), problems::toString);
+        assertTrue(problems.contains(PATH + ".resendIntervalMs: must be between 1000 and 86400000, got 10"), problems::toString);
         assertTrue(problems.stream().noneMatch(p -> p.contains("literal-pw")), problems::toString);
     }
 }

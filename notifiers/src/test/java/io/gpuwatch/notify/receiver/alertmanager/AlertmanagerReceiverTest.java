@@ -45,7 +45,7 @@ class AlertmanagerReceiverTest {
             .put("node", "node-01").put("severity", "page").put("uuid", "GPU-1111");
 
     private static AlertmanagerConfig config(String url, HttpAuth auth, int maxAttempts) {
-        return new AlertmanagerConfig(url, auth, 3600_000, 2000, maxAttempts, 4, 5000);
+        return new AlertmanagerConfig(url, auth, 900_000, 2000, maxAttempts, 4, 5000);
     }
 
     private static AlertmanagerReceiver receiver(Vertx vertx, AlertmanagerConfig config, RecordingPause pause) {

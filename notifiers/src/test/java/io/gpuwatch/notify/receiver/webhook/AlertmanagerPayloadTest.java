@@ -23,7 +23,7 @@ class AlertmanagerPayloadTest {
     @Test
     void aHugeAnnotationIsCutWithAMarkerInTheAlertAndInTheCommonAnnotations() {
         String huge = "显卡温度过高 ".repeat(100_000);
-        JsonObject body = AlertmanagerPayload.build("ops", List.of(alert("a1", huge)), "http://gw", 0);
+        JsonObject body = AlertmanagerPayload.build("ops", null, List.of(alert("a1", huge)), "http://gw", 0);
         int bytes = body.toBuffer().length();
         assertTrue(bytes < 2 * AlertmanagerPayload.MAX_VALUE_CHARS * 4 + 4_096, "body is " + bytes + " bytes");
         String expected = huge.substring(0, AlertmanagerPayload.MAX_VALUE_CHARS)
@@ -40,7 +40,7 @@ class AlertmanagerPayloadTest {
         for (int i = 0; i < 400; i++) {
             batch.add(alert("f" + i, i + " " + "x".repeat(20_000)));
         }
-        JsonObject body = AlertmanagerPayload.build("ops", batch, "http://gw", 0);
+        JsonObject body = AlertmanagerPayload.build("ops", null, batch, "http://gw", 0);
         int bytes = body.toBuffer().length();
         assertTrue(bytes <= AlertmanagerPayload.MAX_BODY_BYTES, "body is " + bytes + " bytes");
         int sent = body.getJsonArray("alerts").size();
