@@ -46,7 +46,8 @@ public final class ApiRoutes {
         // the webhooks go first: a paging service signs its calls and holds no API token
         new PagerWebhooks(gateway, acks).mount(router);
         new AlertRoutes(gateway, acks, changes).mount(router, guard);
-        new SilenceRoutes(gateway, changes).mount(router, guard);
+        SilenceEdits silenceEdits = new SilenceEdits(gateway, changes);
+        new SilenceRoutes(gateway, silenceEdits).mount(router, guard);
         new GroupRoutes(gateway).mount(router, guard);
         new RuleRoutes(gateway, changes).mount(router, guard);
         new AuditRoutes(gateway).mount(router, guard);
