@@ -283,6 +283,11 @@ public final class Cluster {
         });
     }
 
+    /** The members as last seen, this gateway included: member id to advertised probe URL. */
+    public Map<String, String> members() {
+        return Map.copyOf(urls);
+    }
+
     /** Where a probe of {@code node} should go instead; empty when this gateway owns it. */
     public Optional<String> redirectFor(String node) {
         return ring.owner(node).filter(id -> !id.equals(memberId())).map(urls::get);

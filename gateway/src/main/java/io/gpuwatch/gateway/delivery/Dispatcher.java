@@ -4,6 +4,7 @@ import io.gpuwatch.gateway.group.Aggregator;
 import io.gpuwatch.gateway.group.Flush;
 import io.gpuwatch.gateway.inhibit.InhibitRule;
 import io.gpuwatch.gateway.inhibit.Inhibitor;
+import io.gpuwatch.gateway.ledger.Alert;
 import io.gpuwatch.gateway.match.Matcher;
 import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.route.GroupBy;
@@ -154,6 +155,14 @@ public final class Dispatcher {
     /** The silences this dispatcher applies. */
     public Silences silences() {
         return silences;
+    }
+
+    /**
+     * The fingerprints of the firing alerts that inhibit {@code alert} now, sorted; empty when none does. The
+     * same answer delivery acts on, for the APIs that show why an alert is quiet.
+     */
+    public List<String> inhibitedBy(Alert alert) {
+        return inhibitor.inhibitedBy(alert.fingerprint(), alert.labels());
     }
 
     /** The groups held now. */

@@ -1,6 +1,7 @@
 package io.gpuwatch.gateway.http;
 
 import io.gpuwatch.gateway.auth.Role;
+import io.gpuwatch.gateway.http.alertmanager.AlertmanagerApi;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
@@ -9,7 +10,7 @@ import io.vertx.ext.web.RoutingContext;
 
 /**
  * The HTTP API: health and readiness, alerts ({@link AlertRoutes}), silences ({@link SilenceRoutes}), delivery
- * groups, rules and reload, the audit log, digest charts, the paging services' webhooks ({@link PagerWebhooks})
+ * groups, Alertmanager's v2 API ({@link AlertmanagerApi}), rules and reload, the audit log, digest charts, the paging services' webhooks ({@link PagerWebhooks})
  * and /metrics, each behind the access check its role needs ({@link AccessGuard}). Handlers run on the
  * gateway's event loop, which owns the silences and acknowledgements.
  */
@@ -49,6 +50,7 @@ public final class ApiRoutes {
         SilenceEdits silenceEdits = new SilenceEdits(gateway, changes);
         new SilenceRoutes(gateway, silenceEdits).mount(router, guard);
         new GroupRoutes(gateway).mount(router, guard);
+        new AlertmanagerApi(gateway, silenceEdits).mount(router, guard);
         new RuleRoutes(gateway, changes).mount(router, guard);
         new AuditRoutes(gateway).mount(router, guard);
         // chat services fetch a digest's chart without a token; its random id is what keeps it private

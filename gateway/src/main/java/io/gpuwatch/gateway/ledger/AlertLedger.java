@@ -20,4 +20,7 @@ public interface AlertLedger {
 
     /** Ended alerts, newest first, as many as the ledger keeps. */
     List<Alert> history();
+
+    /** The notification that tells of {@code alert} as it stands, with the link back to it. */
+    Notification notification(Alert alert);
 }

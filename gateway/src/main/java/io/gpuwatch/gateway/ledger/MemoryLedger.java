@@ -104,8 +104,8 @@ public final class MemoryLedger implements AlertLedger {
         return a;
     }
 
-    /** The notification that tells of {@code a} as it stands. */
-    Notification notification(Alert a) {
+    @Override
+    public Notification notification(Alert a) {
         boolean firing = a.state() == AlertState.FIRING;
         return new Notification(a.fingerprint(), firing ? Notification.Status.FIRING : Notification.Status.RESOLVED,
                 a.labels(), a.annotations(), Instant.ofEpochMilli(a.activeSince()),

@@ -90,6 +90,11 @@ class DigestsTest {
         public List<Alert> history() {
             return List.copyOf(history);
         }
+
+        @Override
+        public Notification notification(Alert alert) {
+            throw new UnsupportedOperationException("digests only read the ledger");
+        }
     }
 
     private final AtomicLong now = new AtomicLong(T0.toEpochMilli());
