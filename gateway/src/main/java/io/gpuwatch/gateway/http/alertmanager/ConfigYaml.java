@@ -62,7 +62,7 @@ final class ConfigYaml {
                 Map<String, Object> r = new LinkedHashMap<>();
                 r.put("source_matchers", rule.source().stream().map(Matcher::toString).toList());
                 r.put("target_matchers", rule.target().stream().map(Matcher::toString).toList());
-                r.put("equal", rule.equal());
+                r.put("equal", new ArrayList<>(rule.equal()));
                 rules.add(r);
             }
             config.put("inhibit_rules", rules);
@@ -77,7 +77,8 @@ final class ConfigYaml {
     private static Map<String, Object> route(Route r, boolean root, List<String> notes) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("receiver", r.receiver());
-        out.put("group_by", r.groupBy().all() ? List.of("...") : r.groupBy().labels());
+        // a list of its own per route, so the YAML holds no anchors and aliases
+        out.put("group_by", new ArrayList<>(r.groupBy().all() ? List.of("...") : r.groupBy().labels()));
         if (!root && !r.matchers().isEmpty()) {
             out.put("matchers", r.matchers().stream().map(Matcher::toString).toList());
         }
