@@ -10,9 +10,9 @@ import io.vertx.ext.web.RoutingContext;
 
 /**
  * The HTTP API: health and readiness, alerts ({@link AlertRoutes}), silences ({@link SilenceRoutes}), delivery
- * groups, Alertmanager's v2 API ({@link AlertmanagerApi}), rules and reload, the audit log, digest charts, the paging services' webhooks ({@link PagerWebhooks})
- * and /metrics, each behind the access check its role needs ({@link AccessGuard}). Handlers run on the
- * gateway's event loop, which owns the silences and acknowledgements.
+ * groups, rules and reload, the audit log, digest charts, the paging services' webhooks ({@link PagerWebhooks}),
+ * /metrics, and Alertmanager's v2 API ({@link AlertmanagerApi}), each behind the access check its role needs
+ * ({@link AccessGuard}). Handlers run on the gateway's event loop, which owns the silences and acknowledgements.
  */
 public final class ApiRoutes {
     private final ApiHost gateway;

@@ -63,7 +63,8 @@ class GrafanaExchangesTest {
         for (Object o : exchanges) {
             JsonObject x = (JsonObject) o;
             String name = x.getString("name");
-            String path = silenceId == null ? x.getString("path") : x.getString("path").replace("{silenceID}", silenceId);
+            String path = silenceId == null ? x.getString("path")
+                    : x.getString("path").replace("{silenceID}", silenceId);
             HttpRequest<Buffer> request = web.request(HttpMethod.valueOf(x.getString("method")), paging.gateway.port(),
                     "127.0.0.1", path).bearerTokenAuthentication(x.getString("role").equals("operator") ? OPERATOR
                     : VIEWER);
