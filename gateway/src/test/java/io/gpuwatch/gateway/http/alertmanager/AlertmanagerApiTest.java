@@ -291,6 +291,21 @@ class AlertmanagerApiTest {
     }
 
     @Test
+    void aChangeTheStoreCannotKeepIsRefusedAndUndone() throws Exception {
+        String id = silence(SILENCE);
+        await(paging.gateway.store().orElseThrow().close());
+        HttpResponse<Buffer> made = post("/api/v2/silences", OPERATOR, SILENCE);
+        assertEquals(500, made.statusCode(), made.bodyAsString());
+        assertTrue(made.bodyAsString().contains("could not be stored"), made.bodyAsString());
+        HttpResponse<Buffer> expired = send(HttpMethod.DELETE, "/api/v2/silence/" + id, OPERATOR);
+        assertEquals(500, expired.statusCode(), expired.bodyAsString());
+        JsonArray left = array("/api/v2/silences");
+        assertEquals(1, left.size(), "the silence that was not stored mutes nothing");
+        assertEquals("active", left.getJsonObject(0).getJsonObject("status").getString("state"),
+                "the expiry that was not stored is undone");
+    }
+
+    @Test
     void theStatusShowsTheRoutingAsAnAlertmanagerConfig() throws Exception {
         HttpResponse<Buffer> r = send(HttpMethod.GET, "/api/v2/status", VIEWER);
         assertEquals(200, r.statusCode());
