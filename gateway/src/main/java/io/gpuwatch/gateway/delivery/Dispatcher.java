@@ -217,7 +217,8 @@ public final class Dispatcher {
 
     /**
      * The fingerprints of the firing alerts that inhibit the alert {@code fingerprint} with {@code labels} now,
-     * sorted; empty when nothing inhibits it.
+     * sorted; empty when nothing inhibits it. The same answer delivery acts on, for the APIs that show why an
+     * alert is quiet.
      */
     public List<String> inhibitedBy(String fingerprint, Map<String, String> labels) {
         return inhibitor.inhibitedBy(fingerprint, labels);

@@ -22,7 +22,7 @@ import java.util.Optional;
  * short 403, one over its rate 429, and a change whose body is not JSON 415. A caller that passes is put on the
  * routing context ({@link #caller}). Runs on the gateway's event loop, which owns the rate budgets.
  */
-final class AccessGuard {
+public final class AccessGuard {
     static final String CHALLENGE = "Bearer realm=\"gpuwatch\"";
     private static final String CALLER = "gpuwatch.caller";
 
@@ -45,7 +45,7 @@ final class AccessGuard {
      * security-policy handler, so it runs before the body is read: a caller that may not change anything cannot
      * make the gateway take its upload.
      */
-    SecurityPolicyHandler require(Role needed, boolean jsonBody) {
+    public SecurityPolicyHandler require(Role needed, boolean jsonBody) {
         return ctx -> {
             HttpServerRequest req = ctx.request();
             if (!originAllowed(ctx)) {

@@ -1,6 +1,7 @@
 package io.gpuwatch.gateway.http;
 
 import io.gpuwatch.gateway.auth.Role;
+import io.gpuwatch.gateway.http.alertmanager.AlertmanagerApi;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
@@ -10,9 +11,10 @@ import io.vertx.ext.web.RoutingContext;
 /**
  * The HTTP API: health and readiness, alerts ({@link AlertRoutes}, one with its timeline in
  * {@link AlertDetailRoutes}), silences ({@link SilenceRoutes}), delivery groups, receivers' health, rules and
- * reload, the audit log, status, digest charts, the paging services' webhooks ({@link PagerWebhooks}) and the
- * scrape paths ({@link MetricsRoute}), each behind the access check its role needs ({@link AccessGuard}).
- * Handlers run on the gateway's event loop, which owns the silences and acknowledgements.
+ * reload, the audit log, status, digest charts, the paging services' webhooks ({@link PagerWebhooks}), the
+ * scrape paths ({@link MetricsRoute}) and Alertmanager's v2 API ({@link AlertmanagerApi}), each behind the
+ * access check its role needs ({@link AccessGuard}). Handlers run on the gateway's event loop, which owns the
+ * silences and acknowledgements.
  */
 public final class ApiRoutes {
     private final ApiHost gateway;
@@ -50,9 +52,11 @@ public final class ApiRoutes {
         new AlertRoutes(gateway, acks, changes).mount(router, guard);
         // after the alert routes, so /api/v1/alerts/history is not taken for a fingerprint
         new AlertDetailRoutes(gateway).mount(router, guard);
-        new SilenceRoutes(gateway, changes).mount(router, guard);
+        SilenceEdits silenceEdits = new SilenceEdits(gateway, changes);
+        new SilenceRoutes(gateway, silenceEdits).mount(router, guard);
         new GroupRoutes(gateway).mount(router, guard);
         new ReceiverRoutes(gateway).mount(router, guard);
+        new AlertmanagerApi(gateway, silenceEdits).mount(router, guard);
         new RuleRoutes(gateway, changes).mount(router, guard);
         new AuditRoutes(gateway).mount(router, guard);
         new StatusRoutes(gateway, gateway.clock().instant()).mount(router, guard);

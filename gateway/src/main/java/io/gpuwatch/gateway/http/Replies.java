@@ -10,7 +10,7 @@ import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 
 /** How every API route answers: JSON or text, a 400 naming the bad field, a 503 for a change the store refused. */
-final class Replies {
+public final class Replies {
     /** Far above any silence or acknowledgement a person writes. */
     private static final int BODY_LIMIT = 64 * 1024;
 
@@ -18,7 +18,7 @@ final class Replies {
     }
 
     /** Reads a route's body, refusing one over the limit with 413. */
-    static BodyHandler body() {
+    public static BodyHandler body() {
         return BodyHandler.create().setBodyLimit(BODY_LIMIT);
     }
 
@@ -58,7 +58,7 @@ final class Replies {
     }
 
     /** An RFC 3339 time, or null when {@code value} is not one. */
-    static Instant time(Object value) {
+    public static Instant time(Object value) {
         if (!(value instanceof String s)) {
             return null;
         }

@@ -23,11 +23,11 @@ import java.util.Optional;
  */
 final class SilenceRoutes {
     private final ApiHost gateway;
-    private final Changes changes;
+    private final SilenceEdits edits;
 
-    SilenceRoutes(ApiHost gateway, Changes changes) {
+    SilenceRoutes(ApiHost gateway, SilenceEdits edits) {
         this.gateway = gateway;
-        this.changes = changes;
+        this.edits = edits;
     }
 
     void mount(Router router, AccessGuard guard) {
@@ -165,16 +165,10 @@ final class SilenceRoutes {
             if (refused(ctx, r)) {
                 return;
             }
-            Silence made = r.silence();
-            changes.stored(changes.audit(ctx, "silence.create", made.id(), describe(made)),
-                            s -> s.silences().save(made))
-                    .onSuccess(v -> changes.share(made))
-                    .onSuccess(v -> Replies.json(ctx, 201, new JsonObject().put("id", made.id())
+            edits.created(ctx, r.silence())
+                    .onSuccess(made -> Replies.json(ctx, 201, new JsonObject().put("id", made.id())
                             .put("silence", silence(made, now))))
-                    .onFailure(e -> {
-                        silences.forget(made.id());
-                        Replies.unstored(ctx, "the silence", e);
-                    });
+                    .onFailure(e -> Replies.unstored(ctx, "the silence", e));
             return;
         }
         Optional<Silence> before = silences.get((String) id);
@@ -187,23 +181,10 @@ final class SilenceRoutes {
         if (refused(ctx, r)) {
             return;
         }
-        Silence changed = r.silence();
-        // a change that replaced an active silence expired the old one too, and both must be kept
-        Silence old = silences.get((String) id).orElseThrow();
-        changes.stored(changes.audit(ctx, "silence.update", (String) id, changed.id().equals(id) ? describe(changed)
-                : "replaced by " + changed.id() + ": " + describe(changed)), s -> {
-            s.silences().save(old);
-            s.silences().save(changed);
-        }).onSuccess(v -> {
-            changes.share(old);
-            changes.share(changed);
-        }).onSuccess(v -> Replies.json(ctx, 200, new JsonObject().put("id", changed.id())
+        edits.updated(ctx, before.get(), r.silence())
+                .onSuccess(changed -> Replies.json(ctx, 200, new JsonObject().put("id", changed.id())
                         .put("silence", silence(changed, now))))
-                .onFailure(e -> {
-                    silences.forget(changed.id());
-                    silences.restore(before.get());
-                    Replies.unstored(ctx, "the change of silence " + id, e);
-                });
+                .onFailure(e -> Replies.unstored(ctx, "the change of silence " + id, e));
     }
 
     /** Answers 400 naming the field when {@code r} was refused. */
@@ -230,19 +211,8 @@ final class SilenceRoutes {
             Replies.notFound(ctx, "no active or pending silence with id " + id);
             return;
         }
-        Silence expired = silences.get(id).orElseThrow();
-        changes.stored(changes.audit(ctx, "silence.expire", id, describe(expired)),
-                        s -> s.silences().save(expired))
-                .onSuccess(v -> changes.share(expired))
-                .onSuccess(v -> Replies.json(ctx, 200, silence(expired, now)))
-                .onFailure(e -> {
-                    silences.restore(before.orElseThrow());
-                    Replies.unstored(ctx, "the expiry of silence " + id, e);
-                });
-    }
-
-    private static String describe(Silence s) {
-        return s.matchers() + " until " + s.endsAt() + " by " + s.createdBy()
-                + (s.comment() == null || s.comment().isEmpty() ? "" : ": " + s.comment());
+        edits.expired(ctx, before.orElseThrow())
+                .onSuccess(expired -> Replies.json(ctx, 200, silence(expired, now)))
+                .onFailure(e -> Replies.unstored(ctx, "the expiry of silence " + id, e));
     }
 }

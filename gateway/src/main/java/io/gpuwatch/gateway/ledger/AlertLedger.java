@@ -23,4 +23,7 @@ public interface AlertLedger {
 
     /** The alert a pending transition will become when it fires, linked as this ledger links its alerts. */
     Alert pending(Transition t);
+
+    /** The notification that tells of {@code alert} as it stands, with the link back to it. */
+    Notification notification(Alert alert);
 }

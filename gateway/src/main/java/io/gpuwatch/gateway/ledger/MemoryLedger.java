@@ -87,7 +87,8 @@ public final class MemoryLedger implements AlertLedger {
     }
 
     /** The notification that tells of {@code a} as it stands; it starts when the alert fired, not when sent. */
-    Notification notification(Alert a) {
+    @Override
+    public Notification notification(Alert a) {
         boolean firing = a.state() == AlertState.FIRING;
         return new Notification(a.fingerprint(), firing ? Notification.Status.FIRING : Notification.Status.RESOLVED,
                 a.labels(), a.annotations(), Instant.ofEpochMilli(a.firedAt()),

@@ -89,6 +89,11 @@ public final class PersistentLedger implements AlertLedger {
     }
 
     @Override
+    public Notification notification(Alert alert) {
+        return memory.notification(alert);
+    }
+
+    @Override
     public List<Alert> live() {
         return memory.live();
     }

@@ -95,6 +95,11 @@ class DigestsTest {
         public Alert pending(Transition t) {
             throw new UnsupportedOperationException("digests only read the ledger");
         }
+
+        @Override
+        public Notification notification(Alert alert) {
+            throw new UnsupportedOperationException("digests only read the ledger");
+        }
     }
 
     private final AtomicLong now = new AtomicLong(T0.toEpochMilli());

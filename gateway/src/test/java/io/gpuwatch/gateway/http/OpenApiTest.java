@@ -27,8 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * docs/openapi.yaml and the mounted routes agree both ways: every /api/v1 and /-/ route, with each of its
- * methods, is in the file, and everything the file lists is mounted. Browsers' preflight (OPTIONS) and the
+ * docs/openapi.yaml and the mounted routes agree both ways: every /api/v1, /api/v2, /-/ and scrape route, with
+ * each of its methods, is in the file, and everything the file lists is mounted. Browsers' preflight (OPTIONS) and the
  * catch-all 404 of unknown /api paths are left out, as the file's description says.
  */
 class OpenApiTest {
@@ -59,7 +59,7 @@ class OpenApiTest {
                 });
     }
 
-    /** Every route the API mounts under /api/v1, /-/ and /metrics, as {@code METHOD /path/{param}}. */
+    /** Every route the API mounts under /api/v1, /api/v2, /-/ and /metrics, as {@code METHOD /path/{param}}. */
     private Set<String> mounted() {
         Router router = Router.router(vertx);
         new ApiRoutes(host(), ApiAccess.open()).mount(router);
@@ -70,7 +70,8 @@ class OpenApiTest {
             if (path == null || path.endsWith("*")) {
                 continue;
             }
-            if (!path.startsWith("/api/v1/") && !path.startsWith("/-/") && !path.equals("/metrics")) {
+            if (!path.startsWith("/api/v1/") && !path.startsWith("/api/v2/") && !path.startsWith("/-/")
+                    && !path.startsWith("/metrics")) {
                 continue;
             }
             assertTrue(r.methods() != null && !r.methods().isEmpty(), "route " + path + " takes every method");
