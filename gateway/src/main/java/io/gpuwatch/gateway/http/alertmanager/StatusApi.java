@@ -1,5 +1,6 @@
 package io.gpuwatch.gateway.http.alertmanager;
 
+import io.gpuwatch.gateway.build.BuildInfo;
 import io.gpuwatch.gateway.cluster.Cluster;
 import io.gpuwatch.gateway.http.ApiHost;
 import io.gpuwatch.notify.Receiver;
@@ -19,7 +20,7 @@ import java.util.TreeMap;
  * they differ; Grafana's data source check wants a 200 and reads the config.
  */
 final class StatusApi {
-    /** What a version field holds when the build did not record it, e.g. when run from the IDE or tests. */
+    /** What a field holds that gpuwatch's build does not record. */
     private static final String UNKNOWN = "unknown";
 
     private final ApiHost gateway;
@@ -44,8 +45,8 @@ final class StatusApi {
             cluster.put("status", "disabled");
         }
         cluster.put("peers", peers);
-        String version = Optional.ofNullable(StatusApi.class.getPackage().getImplementationVersion()).orElse(UNKNOWN);
-        JsonObject versionInfo = new JsonObject().put("version", version).put("revision", UNKNOWN)
+        BuildInfo build = BuildInfo.current();
+        JsonObject versionInfo = new JsonObject().put("version", build.version()).put("revision", build.revision())
                 .put("branch", UNKNOWN).put("buildUser", UNKNOWN).put("buildDate", UNKNOWN)
                 // the field Alertmanager fills with its Go version holds the Java runtime's
                 .put("goVersion", "java" + Runtime.version());
