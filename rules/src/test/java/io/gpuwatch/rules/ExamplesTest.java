@@ -69,15 +69,17 @@ class ExamplesTest {
         assertEquals(files.stream().sorted().toList(), files, "files load in path order, rules in file order");
         assertEquals(List.of("application-health.yml", "application-tasks.yml", "business-baselines.yml", "business-inspection.yml",
                 "business-tasks.yml", "device-hard-faults.yml", "device-trends.yml", "node-health.yml",
-                "scheduling-queues.yml"), files.stream().distinct().toList());
+                "scheduling-queues.yml", "task-peers.yml"), files.stream().distinct().toList());
         assertEquals(pack.rules().size(), pack.rules().stream().map(Rule::name).distinct().count(),
                 "rule names are unique across the pack");
         assertEquals("xid-fallen-off-bus", pack.rules().stream().filter(r -> r.file().endsWith("device-hard-faults.yml"))
                 .findFirst().orElseThrow().name());
         assertEquals(List.of("node-idle", "xid-fallen-off-bus", "xid-reboot-required", "xid-reset-gpu",
                         "ecc-uncorrectable", "nvlink-link-down", "hw-slowdown", "hw-power-brake", "node-xid-burst",
-                        "node-silent"), pack.rules(ScopeKind.NODE).stream().map(Rule::name).toList(),
-                "hard faults are node alerts, one per fault and action, naming their cards");
+                        "node-silent", "straggler-rank", "slow-node"),
+                pack.rules(ScopeKind.NODE).stream().map(Rule::name).toList(),
+                "hard faults are node alerts, one per fault and action, naming their cards, and a node compared "
+                        + "with its peers is one notice");
         assertTrue(pack.horizonMs() <= 90 * 60_000L, "the pack keeps at most 90 minutes of history, not "
                 + pack.horizonMs() / 60_000 + " minutes");
     }
