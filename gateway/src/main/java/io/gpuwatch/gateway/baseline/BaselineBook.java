@@ -24,6 +24,8 @@ public final class BaselineBook {
     public static final long WEEK_MS = 7L * 24 * 3_600_000;
     static final int HOURS_OF_WEEK = 168;
     private static final long MINUTE_MS = 60_000;
+    /** Minutes a series must have learned before a rule's episode holds it. */
+    public static final int HOLD_AFTER_MINUTES = 30;
 
     private final double alpha;
     private final double hourlyAlpha;
@@ -32,6 +34,8 @@ public final class BaselineBook {
     private final Map<Key, Learner> learners = new HashMap<>();
     /** The same learners by business, then metric: lookups without a key object, for rules on the hot path. */
     private final Map<String, Map<String, Learner>> byBusiness = new HashMap<>();
+    /** What each holder (a rule on one instance) keeps from learning: see {@link #hold}. */
+    private final Map<String, List<Key>> holds = new HashMap<>();
     private long cachedQuarter = Long.MIN_VALUE;
     private int cachedHour;
 
@@ -75,6 +79,58 @@ public final class BaselineBook {
             put(new Key(business, metric), l);
         }
         l.observe(this, tsMs, value);
+    }
+
+    /**
+     * Stops the all-hours profile of {@code metric} of {@code business} from learning while {@code holder} (a rule
+     * pending or firing on one instance) compares with it, so an anomaly that lasts does not become the normal it
+     * is measured against; the minute being filled is not learned either, since it holds the anomaly's start. The
+     * hour-of-week profile keeps learning: what recurs at the same hour every week is the normal it exists for,
+     * and it answers only after a week. Several holders may hold one series; it learns again from the minute after
+     * every one has released it. A null business holds nothing, and neither does a series that has learned fewer
+     * than {@link #HOLD_AFTER_MINUTES} minutes: a young baseline cannot tell an anomaly from its own spread yet,
+     * and held at that age, one noisy minute would keep its rule firing for good.
+     */
+    public void hold(String business, String metric, String holder) {
+        Learner l = business == null ? null : learner(business, metric);
+        if (l == null || l.all.samples < HOLD_AFTER_MINUTES) {
+            return;
+        }
+        Key key = new Key(business, metric);
+        List<Key> held = holds.computeIfAbsent(holder, h -> new ArrayList<>());
+        if (held.contains(key)) {
+            return;
+        }
+        held.add(key);
+        l.holders++;
+        l.minuteHeld = true;
+    }
+
+    /** Ends every hold of {@code holder}; a series no holder holds any more learns from its next minute on. */
+    public void release(String holder) {
+        List<Key> held = holds.remove(holder);
+        if (held == null) {
+            return;
+        }
+        for (Key key : held) {
+            Learner l = learners.get(key);
+            if (l != null && l.holders > 0) {
+                l.holders--;
+            }
+        }
+    }
+
+    /** Ends every hold (a reload: the rules that held may be gone). */
+    public void releaseAll() {
+        for (String holder : List.copyOf(holds.keySet())) {
+            release(holder);
+        }
+    }
+
+    /** True while some holder keeps {@code metric} of {@code business} from learning. */
+    public boolean held(String business, String metric) {
+        Learner l = learner(business, metric);
+        return l != null && l.holders > 0;
     }
 
     private Learner learner(String business, String metric) {
@@ -146,6 +202,10 @@ public final class BaselineBook {
     static final class Learner {
         long firstMinute;
         long minute = Long.MIN_VALUE;
+        /** How many holders keep it from learning now; not persisted, since holds are the running rules'. */
+        int holders;
+        /** The minute being filled was held at some point: the all-hours profile does not learn it. */
+        boolean minuteHeld;
         double minuteSum;
         int minuteCount;
         final Moments all = new Moments();
@@ -174,13 +234,17 @@ public final class BaselineBook {
         /** Learns the finished minute's mean; the minute being filled stays out until it ends. */
         private void fold(BaselineBook book) {
             if (minuteCount == 0) {
+                minuteHeld = holders > 0;
                 return;
             }
             double mean = minuteSum / minuteCount;
-            all.learn(mean, book.alpha);
+            if (!minuteHeld) {
+                all.learn(mean, book.alpha);
+            }
             hours[book.hourOfWeek(minute * MINUTE_MS)].learn(mean, book.hourlyAlpha);
             minuteSum = 0;
             minuteCount = 0;
+            minuteHeld = holders > 0;
         }
 
         /** The profile that answers at {@code tsMs}: its hour of the week once it can, else all hours; null if none. */

@@ -238,6 +238,11 @@ public final class CardState implements ScopeView {
         return task == null ? stat.none() : task.cardPeers(seriesId, windowMs, now).stat(this, stat);
     }
 
+    /** The business whose baselines the card's rules read: its process's; null while it runs none. */
+    public String baselineKey() {
+        return label("business");
+    }
+
     /** The baseline of the card's business: unknown while no process, or one without a business, runs on it. */
     @Override
     public double baseline(int seriesId, BaselineStat stat, double k) {

@@ -203,6 +203,11 @@ public final class NodeState implements ScopeView {
         return silentForMs(now);
     }
 
+    /** The business whose baselines the node's rules read: the one most of its cards work for. */
+    public String baselineKey() {
+        return mostCommon("business");
+    }
+
     /** The baseline of the business most of the node's cards work for (the first such card's on a tie). */
     @Override
     public double baseline(int seriesId, BaselineStat stat, double k) {

@@ -287,6 +287,11 @@ public final class TaskState implements ScopeView {
         return members;
     }
 
+    /** The business whose baselines the task's rules read; null while unknown. */
+    public String baselineKey() {
+        return business;
+    }
+
     /** The baseline of the task's business; unknown while the task's business is. */
     @Override
     public double baseline(int seriesId, BaselineStat stat, double k) {

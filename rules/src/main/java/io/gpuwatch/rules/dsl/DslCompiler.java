@@ -131,6 +131,8 @@ public final class DslCompiler {
         boolean neverWarned;
         /** The longest window the expression reads, in milliseconds. */
         long longestWindowMs;
+        /** The metrics it reads through {@code baseline(…)}. */
+        final Set<String> baselined = new LinkedHashSet<>();
 
         /** {@code noStreaks} says why {@code consecutive} is refused here; null allows it. */
         Walk(List<DslProblem> warnings, String noStreaks) {
@@ -150,11 +152,12 @@ public final class DslCompiler {
             sampled |= inner.sampled;
             neverWarned |= inner.neverWarned;
             longestWindowMs = Math.max(longestWindowMs, inner.longestWindowMs);
+            baselined.addAll(inner.baselined);
         }
 
         Expression expression(Out out) throws DslException {
             return Expression.compile(out.canon, out.mvel, out.node, events && !sampled,
-                    streaks == null ? List.of() : streaks, members, longestWindowMs);
+                    streaks == null ? List.of() : streaks, members, longestWindowMs, baselined);
         }
     }
 
@@ -723,6 +726,7 @@ public final class DslCompiler {
         }
         int id = register(m, 0, false);
         catalog.baselined(m.field());
+        w.baselined.add(m.field());
         if (name.equals("zscore")) {
             w.readsLast.add(id);
         }
@@ -986,6 +990,7 @@ public final class DslCompiler {
         w.sampled = true;
         w.neverWarned |= inner.neverWarned;
         w.longestWindowMs = Math.max(w.longestWindowMs, inner.longestWindowMs);
+        w.baselined.addAll(inner.baselined);
         int derived = id;
         return new Out(Type.NUMBER, "fraction(" + id + ", " + window + "L)", (Node.Num) ctx -> ctx.fraction(derived, window),
                 "fraction(" + cond.canon + ", " + Unit.formatDuration(window) + ")", c.pos()).ranged(Range.UNIT);
