@@ -24,13 +24,17 @@ public final class BaselineBook {
     public static final long WEEK_MS = 7L * 24 * 3_600_000;
     static final int HOURS_OF_WEEK = 168;
     private static final long MINUTE_MS = 60_000;
-    /** Minutes a series must have learned before a rule's episode holds it. */
-    public static final int HOLD_AFTER_MINUTES = 30;
+    /**
+     * Minutes a series of the {@link #defaults()} book must have learned before it answers (and before a rule's
+     * episode can hold it): a mean and spread of a handful of minutes make every ordinary swing look unusual.
+     */
+    public static final int WARM_UP_MINUTES = 30;
 
     private final double alpha;
     private final double hourlyAlpha;
     private final int minHourlySamples;
     private final ZoneId zone;
+    private final int warmUpMinutes;
     private final Map<Key, Learner> learners = new HashMap<>();
     /** The same learners by business, then metric: lookups without a key object, for rules on the hot path. */
     private final Map<String, Map<String, Learner>> byBusiness = new HashMap<>();
@@ -47,21 +51,28 @@ public final class BaselineBook {
      * @param halfLifeMinutes  after how many minutes an observation weighs half (the all-hours profile)
      * @param hourlyHalfLife   after how many weeks an hour-of-week observation weighs half
      * @param minHourlySamples minutes an hour-of-week slot needs before it answers
+     * @param warmUpMinutes    minutes a series needs before it answers at all, and before it can be held
      */
-    public BaselineBook(double halfLifeMinutes, double hourlyHalfLife, int minHourlySamples, ZoneId zone) {
-        if (!(halfLifeMinutes > 0) || !(hourlyHalfLife > 0) || minHourlySamples < 1) {
-            throw new IllegalArgumentException("half-lives must be positive and minHourlySamples at least 1");
+    public BaselineBook(double halfLifeMinutes, double hourlyHalfLife, int minHourlySamples, ZoneId zone,
+                        int warmUpMinutes) {
+        if (!(halfLifeMinutes > 0) || !(hourlyHalfLife > 0) || minHourlySamples < 1 || warmUpMinutes < 1) {
+            throw new IllegalArgumentException("half-lives must be positive, minHourlySamples and warmUpMinutes at "
+                    + "least 1");
         }
         this.alpha = alphaFor(halfLifeMinutes);
         // an hour slot sees 60 minutes per week
         this.hourlyAlpha = alphaFor(hourlyHalfLife * 60);
         this.minHourlySamples = minHourlySamples;
         this.zone = Objects.requireNonNull(zone, "zone");
+        this.warmUpMinutes = warmUpMinutes;
     }
 
-    /** A day's half-life for all hours, four weeks for each hour of the week, 30 minutes per hour slot, UTC. */
+    /**
+     * A day's half-life for all hours, four weeks for each hour of the week, 30 minutes per hour slot, UTC, and
+     * {@link #WARM_UP_MINUTES} before a series answers.
+     */
     public static BaselineBook defaults() {
-        return new BaselineBook(24 * 60, 4, 30, ZoneId.of("UTC"));
+        return new BaselineBook(24 * 60, 4, 30, ZoneId.of("UTC"), WARM_UP_MINUTES);
     }
 
     private static double alphaFor(double halfLife) {
@@ -88,12 +99,12 @@ public final class BaselineBook {
      * hour-of-week profile keeps learning: what recurs at the same hour every week is the normal it exists for,
      * and it answers only after a week. Several holders may hold one series; it learns again from the minute after
      * every one has released it. A null business holds nothing, and neither does a series that has learned fewer
-     * than {@link #HOLD_AFTER_MINUTES} minutes: a young baseline cannot tell an anomaly from its own spread yet,
+     * than its warm-up: a young baseline cannot tell an anomaly from its own spread yet,
      * and held at that age, one noisy minute would keep its rule firing for good.
      */
     public void hold(String business, String metric, String holder) {
         Learner l = business == null ? null : learner(business, metric);
-        if (l == null || l.all.samples < HOLD_AFTER_MINUTES) {
+        if (l == null || l.all.samples < warmUpMinutes) {
             return;
         }
         Key key = new Key(business, metric);
@@ -257,7 +268,7 @@ public final class BaselineBook {
             if ((now - firstMinute) * MINUTE_MS >= WEEK_MS && hour.samples >= book.minHourlySamples) {
                 return hour;
             }
-            return all.samples == 0 ? null : all;
+            return all.samples < book.warmUpMinutes ? null : all;
         }
     }
 

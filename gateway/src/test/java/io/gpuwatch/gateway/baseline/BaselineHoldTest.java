@@ -95,20 +95,20 @@ class BaselineHoldTest {
 
     @Test
     void holdersAreCountedAndReleasedByName() {
-        BaselineBook book = new BaselineBook(24 * 60, 4, 30, ZoneId.of("UTC"));
+        BaselineBook book = new BaselineBook(24 * 60, 4, 30, ZoneId.of("UTC"), BaselineBook.WARM_UP_MINUTES);
         book.observe("ads", "ttftP99Ms", T0, 300);
         book.hold("ads", "ttftP99Ms", "young");
         assertFalse(book.held("ads", "ttftP99Ms"), "a baseline of one minute is not held");
-        for (int m = 1; m <= BaselineBook.HOLD_AFTER_MINUTES; m++) {
+        for (int m = 1; m <= BaselineBook.WARM_UP_MINUTES; m++) {
             book.observe("ads", "ttftP99Ms", T0 + m * MIN, 300);
         }
-        long learned = BaselineBook.HOLD_AFTER_MINUTES;
+        long learned = BaselineBook.WARM_UP_MINUTES;
         book.hold("ads", "ttftP99Ms", "a");
         book.hold("ads", "ttftP99Ms", "a");
         book.hold("ads", "ttftP99Ms", "b");
         book.hold(null, "ttftP99Ms", "c");
         book.hold("search", "ttftP99Ms", "d");
-        long m = BaselineBook.HOLD_AFTER_MINUTES;
+        long m = BaselineBook.WARM_UP_MINUTES;
         assertTrue(book.held("ads", "ttftP99Ms"));
         assertFalse(book.held("search", "ttftP99Ms"), "nothing learned, nothing to hold");
         book.observe("ads", "ttftP99Ms", T0 + (m + 1) * MIN, 5_000);
