@@ -5,7 +5,9 @@ import io.gpuwatch.rules.dsl.Template;
 import io.gpuwatch.rules.scope.ScopeView;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * One compiled rule of a rule file. Evaluating it reuses per-rule state, so a rule is evaluated by one thread
@@ -139,6 +141,20 @@ public final class Rule {
         } catch (RuntimeException e) {
             throw new RuleEvaluationException(this, "keep_firing_while", e);
         }
+    }
+
+    /**
+     * The metrics whose learned baselines {@code when} and {@code keep_firing_while} compare with: while the rule is
+     * pending or firing on an instance, those baselines must not learn from that instance's business, or a long
+     * anomaly would become its own normal.
+     */
+    public Set<String> baselined() {
+        if (keepFiringWhile == null || keepFiringWhile.baselined().isEmpty()) {
+            return when.baselined();
+        }
+        Set<String> all = new TreeSet<>(when.baselined());
+        all.addAll(keepFiringWhile.baselined());
+        return Set.copyOf(all);
     }
 
     /** The longest window {@code when} reads, in milliseconds: how much data it needs to judge. */

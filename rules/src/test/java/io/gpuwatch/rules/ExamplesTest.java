@@ -69,15 +69,17 @@ class ExamplesTest {
         assertEquals(files.stream().sorted().toList(), files, "files load in path order, rules in file order");
         assertEquals(List.of("application-health.yml", "application-tasks.yml", "business-baselines.yml", "business-inspection.yml",
                 "business-tasks.yml", "device-hard-faults.yml", "device-trends.yml", "node-health.yml",
-                "scheduling-queues.yml"), files.stream().distinct().toList());
+                "scheduling-queues.yml", "task-peers.yml"), files.stream().distinct().toList());
         assertEquals(pack.rules().size(), pack.rules().stream().map(Rule::name).distinct().count(),
                 "rule names are unique across the pack");
         assertEquals("xid-fallen-off-bus", pack.rules().stream().filter(r -> r.file().endsWith("device-hard-faults.yml"))
                 .findFirst().orElseThrow().name());
         assertEquals(List.of("node-idle", "xid-fallen-off-bus", "xid-reboot-required", "xid-reset-gpu",
                         "ecc-uncorrectable", "nvlink-link-down", "hw-slowdown", "hw-power-brake", "node-xid-burst",
-                        "node-silent"), pack.rules(ScopeKind.NODE).stream().map(Rule::name).toList(),
-                "hard faults are node alerts, one per fault and action, naming their cards");
+                        "thermal-throttling-under-load", "node-silent", "straggler-rank", "slow-node"),
+                pack.rules(ScopeKind.NODE).stream().map(Rule::name).toList(),
+                "hard faults are node alerts, one per fault and action, naming their cards; so are a node's "
+                        + "throttled cards and a node compared with its peers");
         assertTrue(pack.horizonMs() <= 90 * 60_000L, "the pack keeps at most 90 minutes of history, not "
                 + pack.horizonMs() / 60_000 + " minutes");
     }
@@ -163,18 +165,21 @@ class ExamplesTest {
     }
 
     @Test
-    void thermalThrottlingUnderLoadTicketsWithin90Seconds() {
+    void thermalThrottlingUnderLoadTicketsTheNodeWithinTwoMinutes() {
         double throttled = ClockEventReason.HW_THERMAL_SLOWDOWN.bit() | ClockEventReason.SW_POWER_CAP.bit();
-        long s = secondsToFire("thermal-throttling-under-load", card(), null, (i, v) -> {
+        FakeScope card = card();
+        FakeScope node = FakeScope.node(pack, "gpu-node-1").members(List.of(card));
+        long s = secondsToFire("thermal-throttling-under-load", card, node, (i, v) -> {
             v.put(Metric.GPU_UTIL, 97.0);
             v.put(Metric.TEMP_C, 89.0);
             v.put(Metric.SM_CLOCK_MHZ, 1140.0);
             v.put(Metric.CLOCK_EVENT_REASONS, throttled);
+            node.heard(T0 + (60 + i) * 1000);
+            node.sample(T0 + (60 + i) * 1000, v);
         });
-        assertTrue(s >= 30 && s <= 90, "fired " + s + " s into the incident");
-        assertEquals("NVIDIA H100 80GB HBM3 on gpu-node-1 is thermally throttled under load: 100% of the last minute "
-                + "at 97% utilisation, up to 89 °C, SM clock 1140 MHz",
-                firing("thermal-throttling-under-load").summary());
+        assertTrue(s >= 60 && s <= 120, "fired " + s + " s into the incident");
+        assertEquals("GPU 3 of gpu-node-1 thermally throttled under load for over half of the last two minutes (up "
+                + "to 89 °C, SM clock down to 1140 MHz)", firing("thermal-throttling-under-load").summary());
     }
 
     @Test

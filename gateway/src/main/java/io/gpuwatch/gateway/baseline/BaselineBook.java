@@ -24,14 +24,22 @@ public final class BaselineBook {
     public static final long WEEK_MS = 7L * 24 * 3_600_000;
     static final int HOURS_OF_WEEK = 168;
     private static final long MINUTE_MS = 60_000;
+    /**
+     * Minutes a series of the {@link #defaults()} book must have learned before it answers (and before a rule's
+     * episode can hold it): a mean and spread of a handful of minutes make every ordinary swing look unusual.
+     */
+    public static final int WARM_UP_MINUTES = 30;
 
     private final double alpha;
     private final double hourlyAlpha;
     private final int minHourlySamples;
     private final ZoneId zone;
+    private final int warmUpMinutes;
     private final Map<Key, Learner> learners = new HashMap<>();
     /** The same learners by business, then metric: lookups without a key object, for rules on the hot path. */
     private final Map<String, Map<String, Learner>> byBusiness = new HashMap<>();
+    /** What each holder (a rule on one instance) keeps from learning: see {@link #hold}. */
+    private final Map<String, List<Key>> holds = new HashMap<>();
     private long cachedQuarter = Long.MIN_VALUE;
     private int cachedHour;
 
@@ -43,21 +51,28 @@ public final class BaselineBook {
      * @param halfLifeMinutes  after how many minutes an observation weighs half (the all-hours profile)
      * @param hourlyHalfLife   after how many weeks an hour-of-week observation weighs half
      * @param minHourlySamples minutes an hour-of-week slot needs before it answers
+     * @param warmUpMinutes    minutes a series needs before it answers at all, and before it can be held
      */
-    public BaselineBook(double halfLifeMinutes, double hourlyHalfLife, int minHourlySamples, ZoneId zone) {
-        if (!(halfLifeMinutes > 0) || !(hourlyHalfLife > 0) || minHourlySamples < 1) {
-            throw new IllegalArgumentException("half-lives must be positive and minHourlySamples at least 1");
+    public BaselineBook(double halfLifeMinutes, double hourlyHalfLife, int minHourlySamples, ZoneId zone,
+                        int warmUpMinutes) {
+        if (!(halfLifeMinutes > 0) || !(hourlyHalfLife > 0) || minHourlySamples < 1 || warmUpMinutes < 1) {
+            throw new IllegalArgumentException("half-lives must be positive, minHourlySamples and warmUpMinutes at "
+                    + "least 1");
         }
         this.alpha = alphaFor(halfLifeMinutes);
         // an hour slot sees 60 minutes per week
         this.hourlyAlpha = alphaFor(hourlyHalfLife * 60);
         this.minHourlySamples = minHourlySamples;
         this.zone = Objects.requireNonNull(zone, "zone");
+        this.warmUpMinutes = warmUpMinutes;
     }
 
-    /** A day's half-life for all hours, four weeks for each hour of the week, 30 minutes per hour slot, UTC. */
+    /**
+     * A day's half-life for all hours, four weeks for each hour of the week, 30 minutes per hour slot, UTC, and
+     * {@link #WARM_UP_MINUTES} before a series answers.
+     */
     public static BaselineBook defaults() {
-        return new BaselineBook(24 * 60, 4, 30, ZoneId.of("UTC"));
+        return new BaselineBook(24 * 60, 4, 30, ZoneId.of("UTC"), WARM_UP_MINUTES);
     }
 
     private static double alphaFor(double halfLife) {
@@ -75,6 +90,58 @@ public final class BaselineBook {
             put(new Key(business, metric), l);
         }
         l.observe(this, tsMs, value);
+    }
+
+    /**
+     * Stops the all-hours profile of {@code metric} of {@code business} from learning while {@code holder} (a rule
+     * pending or firing on one instance) compares with it, so an anomaly that lasts does not become the normal it
+     * is measured against; the minute being filled is not learned either, since it holds the anomaly's start. The
+     * hour-of-week profile keeps learning: what recurs at the same hour every week is the normal it exists for,
+     * and it answers only after a week. Several holders may hold one series; it learns again from the minute after
+     * every one has released it. A null business holds nothing, and neither does a series that has learned fewer
+     * than its warm-up: a young baseline cannot tell an anomaly from its own spread yet,
+     * and held at that age, one noisy minute would keep its rule firing for good.
+     */
+    public void hold(String business, String metric, String holder) {
+        Learner l = business == null ? null : learner(business, metric);
+        if (l == null || l.all.samples < warmUpMinutes) {
+            return;
+        }
+        Key key = new Key(business, metric);
+        List<Key> held = holds.computeIfAbsent(holder, h -> new ArrayList<>());
+        if (held.contains(key)) {
+            return;
+        }
+        held.add(key);
+        l.holders++;
+        l.minuteHeld = true;
+    }
+
+    /** Ends every hold of {@code holder}; a series no holder holds any more learns from its next minute on. */
+    public void release(String holder) {
+        List<Key> held = holds.remove(holder);
+        if (held == null) {
+            return;
+        }
+        for (Key key : held) {
+            Learner l = learners.get(key);
+            if (l != null && l.holders > 0) {
+                l.holders--;
+            }
+        }
+    }
+
+    /** Ends every hold (a reload: the rules that held may be gone). */
+    public void releaseAll() {
+        for (String holder : List.copyOf(holds.keySet())) {
+            release(holder);
+        }
+    }
+
+    /** True while some holder keeps {@code metric} of {@code business} from learning. */
+    public boolean held(String business, String metric) {
+        Learner l = learner(business, metric);
+        return l != null && l.holders > 0;
     }
 
     private Learner learner(String business, String metric) {
@@ -146,6 +213,10 @@ public final class BaselineBook {
     static final class Learner {
         long firstMinute;
         long minute = Long.MIN_VALUE;
+        /** How many holders keep it from learning now; not persisted, since holds are the running rules'. */
+        int holders;
+        /** The minute being filled was held at some point: the all-hours profile does not learn it. */
+        boolean minuteHeld;
         double minuteSum;
         int minuteCount;
         final Moments all = new Moments();
@@ -174,13 +245,17 @@ public final class BaselineBook {
         /** Learns the finished minute's mean; the minute being filled stays out until it ends. */
         private void fold(BaselineBook book) {
             if (minuteCount == 0) {
+                minuteHeld = holders > 0;
                 return;
             }
             double mean = minuteSum / minuteCount;
-            all.learn(mean, book.alpha);
+            if (!minuteHeld) {
+                all.learn(mean, book.alpha);
+            }
             hours[book.hourOfWeek(minute * MINUTE_MS)].learn(mean, book.hourlyAlpha);
             minuteSum = 0;
             minuteCount = 0;
+            minuteHeld = holders > 0;
         }
 
         /** The profile that answers at {@code tsMs}: its hour of the week once it can, else all hours; null if none. */
@@ -193,7 +268,7 @@ public final class BaselineBook {
             if ((now - firstMinute) * MINUTE_MS >= WEEK_MS && hour.samples >= book.minHourlySamples) {
                 return hour;
             }
-            return all.samples == 0 ? null : all;
+            return all.samples < book.warmUpMinutes ? null : all;
         }
     }
 

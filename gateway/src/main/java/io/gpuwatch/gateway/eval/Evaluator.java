@@ -10,6 +10,7 @@ import io.gpuwatch.protocol.App;
 import io.gpuwatch.protocol.Sched;
 import io.gpuwatch.rules.RuleSet;
 import io.gpuwatch.rules.ScopeKind;
+import io.gpuwatch.rules.eval.AlertState;
 import io.gpuwatch.rules.eval.DisabledRule;
 import io.gpuwatch.rules.eval.RuleEngine;
 import io.gpuwatch.rules.eval.Transition;
@@ -36,7 +37,12 @@ public final class Evaluator {
 
     private final FleetState fleet;
     private final RuleEngine engine;
-    private final Consumer<Transition> sink;
+    /** The caller's sink, behind {@link #observe}: what rules hold of the baselines is settled before it hears. */
+    private final Consumer<Transition> downstream;
+    private final Consumer<Transition> sink = this::observe;
+    /** The instance being evaluated now and the business its baselines are learned under. */
+    private String evaluating;
+    private String evaluatingBaseline;
     private RuleSet rules;
     private final Map<CardState, CardSlot> cards = new IdentityHashMap<>();
     private long evaluations;
@@ -62,7 +68,7 @@ public final class Evaluator {
     public Evaluator(FleetState fleet, RuleSet rules, RuleEngine engine, Consumer<Transition> sink) {
         this.fleet = fleet;
         this.engine = engine;
-        this.sink = sink;
+        this.downstream = sink;
         this.rules = rules;
         fleet.useSeries(rules.series());
         fleet.useBaselines(rules.baselined());
@@ -73,7 +79,10 @@ public final class Evaluator {
      * that are gone resolve through the sink, and windows of series that stay keep their data.
      */
     public void replace(RuleSet next, long now) {
+        evaluating = null;
         engine.replace(next, now, sink);
+        // the rules that held baselines may be gone or changed; those still pending hold again on their next episode
+        fleet.baselines().releaseAll();
         rules = next;
         fleet.useSeries(next.series());
         fleet.useBaselines(next.baselined());
@@ -116,6 +125,7 @@ public final class Evaluator {
             cards.put(card, slot);
         }
         card.at(now);
+        evaluating(slot.key, card.baselineKey());
         engine.evaluate(ScopeKind.CARD, slot.key, card, sink);
         slot.lastEval = now;
         evaluations++;
@@ -124,6 +134,7 @@ public final class Evaluator {
     /** Runs the node's rules at {@code now}. */
     public void node(NodeState node, long now) {
         node.at(now);
+        evaluating(node.instanceKey(), node.baselineKey());
         engine.evaluate(ScopeKind.NODE, node.instanceKey(), node, sink);
         evaluations++;
     }
@@ -150,12 +161,14 @@ public final class Evaluator {
     /** Runs the task's rules at {@code now}. */
     public void task(TaskState task, long now) {
         task.at(now);
+        evaluating(task.instanceKey(), task.baselineKey());
         engine.evaluate(ScopeKind.TASK, task.instanceKey(), task, sink);
         evaluations++;
     }
 
     /** Runs the business's rules at {@code now}; its members must have been refreshed for {@code now}. */
     private void business(BusinessState business, long now) {
+        evaluating(business.instanceKey(), business.baselineKey());
         engine.evaluate(ScopeKind.BUSINESS, business.instanceKey(), business, sink);
         evaluations++;
     }
@@ -163,6 +176,7 @@ public final class Evaluator {
     /** Runs the queue's rules at {@code now}. */
     public void queue(QueueState queue, long now) {
         queue.at(now);
+        evaluating(queue.instanceKey(), queue.baselineKey());
         engine.evaluate(ScopeKind.QUEUE, queue.instanceKey(), queue, sink);
         evaluations++;
     }
@@ -181,7 +195,10 @@ public final class Evaluator {
                 }
             }
         }
-        fleet.expire(now, key -> engine.retire(key, now, sink));
+        fleet.expire(now, key -> {
+            evaluating(key, null);
+            engine.retire(key, now, sink);
+        });
         for (TaskState t : fleet.tasks()) {
             task(t, now);
         }
@@ -193,6 +210,31 @@ public final class Evaluator {
             queue(q, now);
         }
         logDisabled();
+    }
+
+    private void evaluating(String instanceKey, String baselineKey) {
+        evaluating = instanceKey;
+        evaluatingBaseline = baselineKey;
+    }
+
+    /**
+     * A rule that compares with learned baselines holds them while it is pending or firing on an instance, and
+     * releases them when that episode ends: the baseline of a regression it watches must not learn the regression.
+     */
+    private void observe(Transition t) {
+        if (evaluating != null && !t.rule().baselined().isEmpty()) {
+            String holder = t.rule().name() + "\u0000" + evaluating;
+            boolean active = t.to() == AlertState.PENDING || t.to() == AlertState.FIRING;
+            boolean was = t.from() == AlertState.PENDING || t.from() == AlertState.FIRING;
+            if (active && !was) {
+                for (String metric : t.rule().baselined()) {
+                    fleet.baselines().hold(evaluatingBaseline, metric, holder);
+                }
+            } else if (!active) {
+                fleet.baselines().release(holder);
+            }
+        }
+        downstream.accept(t);
     }
 
     private void logDisabled() {

@@ -128,6 +128,11 @@ public final class BusinessState implements ScopeView {
         return cards;
     }
 
+    /** The business whose baselines its rules read: itself. */
+    public String baselineKey() {
+        return name;
+    }
+
     @Override
     public double baseline(int seriesId, BaselineStat stat, double k) {
         return fleet.baseline(name, seriesId, stat, k, now, series(seriesId));

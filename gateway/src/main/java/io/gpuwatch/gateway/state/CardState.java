@@ -10,6 +10,7 @@ import io.gpuwatch.protocol.ProcessInfo;
 import io.gpuwatch.rules.DerivedMetric;
 import io.gpuwatch.rules.SeriesSpec;
 import io.gpuwatch.rules.scope.BaselineStat;
+import io.gpuwatch.rules.scope.PeerStat;
 import io.gpuwatch.rules.scope.Series;
 import io.gpuwatch.rules.scope.ScopeView;
 
@@ -314,6 +315,18 @@ public final class CardState implements ScopeView {
     @Override
     public double cardHourPrice() {
         return node.fleet().cardHourPrice(label("business"), label("card.name"));
+    }
+
+    /** Against the other cards of the card's task; none while it runs no task's process. */
+    @Override
+    public double peers(int seriesId, long windowMs, PeerStat stat) {
+        TaskState task = node.fleet().taskNamed(label("task"));
+        return task == null ? stat.none() : task.cardPeers(seriesId, windowMs, now).stat(this, stat);
+    }
+
+    /** The business whose baselines the card's rules read: its process's; null while it runs none. */
+    public String baselineKey() {
+        return label("business");
     }
 
     /** The baseline of the card's business: unknown while no process, or one without a business, runs on it. */

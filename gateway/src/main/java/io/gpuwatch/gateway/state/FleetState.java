@@ -270,6 +270,11 @@ public final class FleetState {
         return t;
     }
 
+    /** The task of that name, or null when unknown (or {@code name} is null). */
+    TaskState taskNamed(String name) {
+        return name == null ? null : tasks.get(name);
+    }
+
     /** Every task known now. */
     public Collection<TaskState> tasks() {
         return Collections.unmodifiableCollection(tasks.values());

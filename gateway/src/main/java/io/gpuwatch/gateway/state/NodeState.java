@@ -5,6 +5,7 @@ import io.gpuwatch.protocol.CardInfo;
 import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.rules.SeriesSpec;
 import io.gpuwatch.rules.scope.BaselineStat;
+import io.gpuwatch.rules.scope.PeerStat;
 import io.gpuwatch.rules.scope.Series;
 import io.gpuwatch.rules.scope.ScopeView;
 
@@ -177,6 +178,10 @@ public final class NodeState implements ScopeView {
         if (key.startsWith("labels.")) {
             return labels.get(key.substring("labels.".length()));
         }
+        // what most of its cards run: the node's work, for peers() and for text
+        if (key.equals("task") || key.equals("owner") || key.equals("business")) {
+            return mostCommon(key);
+        }
         return null;
     }
 
@@ -211,28 +216,45 @@ public final class NodeState implements ScopeView {
         return silentForMs(now);
     }
 
+    /** The business whose baselines the node's rules read: the one most of its cards work for. */
+    public String baselineKey() {
+        return mostCommon("business");
+    }
+
     /** The baseline of the business most of the node's cards work for (the first such card's on a tie). */
     @Override
     public double baseline(int seriesId, BaselineStat stat, double k) {
-        String business = null;
+        return fleet.baseline(mostCommon("business"), seriesId, stat, k, now, series(seriesId));
+    }
+
+    /** Against the other nodes of the task most of the node's cards run (the first such card's on a tie). */
+    @Override
+    public double peers(int seriesId, long windowMs, PeerStat stat) {
+        TaskState task = fleet.taskNamed(mostCommon("task"));
+        return task == null ? stat.none() : task.nodePeers(seriesId, windowMs, now).stat(this, stat);
+    }
+
+    /** The value of card label {@code key} most of the node's cards have; null when none has one. */
+    private String mostCommon(String key) {
+        String best = null;
         int most = 0;
         for (CardState a : cards.values()) {
-            String b = a.label("business");
-            if (b == null || b.equals(business)) {
+            String b = a.label(key);
+            if (b == null || b.equals(best)) {
                 continue;
             }
             int n = 0;
             for (CardState c : cards.values()) {
-                if (b.equals(c.label("business"))) {
+                if (b.equals(c.label(key))) {
                     n++;
                 }
             }
             if (n > most) {
                 most = n;
-                business = b;
+                best = b;
             }
         }
-        return fleet.baseline(business, seriesId, stat, k, now, series(seriesId));
+        return best;
     }
 
     FleetState fleet() {

@@ -121,6 +121,11 @@ public final class QueueState implements ScopeView {
     }
 
     /** What is normal for this queue, learned from its own reports (queues belong to no business). */
+    /** The key its rules' baselines are learned under: the queue's own. */
+    public String baselineKey() {
+        return baselineKey(name);
+    }
+
     @Override
     public double baseline(int seriesId, BaselineStat stat, double k) {
         return fleet.baseline(baselineKey(name), seriesId, stat, k, now, series(seriesId));

@@ -4,12 +4,14 @@ import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
 import io.gpuwatch.rules.SeriesSpec;
 import io.gpuwatch.rules.scope.BaselineStat;
+import io.gpuwatch.rules.scope.PeerGroup;
 import io.gpuwatch.rules.scope.ScopeView;
 import io.gpuwatch.rules.scope.Series;
 
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,6 +41,16 @@ public final class TaskState implements ScopeView {
     private String queue;
     private long lastHeardAt;
     private long now;
+    /** Peer groups by series, window and whether they group nodes, with the instant each was computed at. */
+    private final Map<PeerKey, Peers> peers = new HashMap<>();
+
+    /** What a peer group compares: a series' mean over a window, of the task's cards or of its nodes. */
+    private record PeerKey(int seriesId, long windowMs, boolean nodes) {
+    }
+
+    /** A peer group and the instant it was computed at. */
+    private record Peers(long at, PeerGroup<ScopeView> group) {
+    }
 
     TaskState(FleetState fleet, String name) {
         this.fleet = fleet;
@@ -72,6 +84,8 @@ public final class TaskState implements ScopeView {
 
     void useSeries(List<SeriesSpec> specs) {
         app.useSeries(specs);
+        // series ids are the new rule set's
+        peers.clear();
         derived = new double[specs.size()];
         PooledSeries[] next = new PooledSeries[specs.size()];
         for (SeriesSpec spec : specs) {
@@ -162,6 +176,57 @@ public final class TaskState implements ScopeView {
         return app.retainedBytes();
     }
 
+    /**
+     * The task's cards compared on their mean of series {@code id} over {@code windowMs}, as of {@code at}. Computed
+     * once per {@link #PEERS_FRESH_MS} for all the cards (a tick's worth), not once per card that asks: a
+     * 1,000-card task would otherwise read a million windows per tick.
+     */
+    PeerGroup<ScopeView> cardPeers(int id, long windowMs, long at) {
+        return peerGroup(new PeerKey(id, windowMs, false), at);
+    }
+
+    /** The task's nodes compared on the mean, over each node's cards of the task, of their card figures. */
+    PeerGroup<ScopeView> nodePeers(int id, long windowMs, long at) {
+        return peerGroup(new PeerKey(id, windowMs, true), at);
+    }
+
+    /** How old a peer group may be before it is computed again: one tick. */
+    static final long PEERS_FRESH_MS = 1_000;
+
+    private PeerGroup<ScopeView> peerGroup(PeerKey key, long at) {
+        Peers held = peers.get(key);
+        if (held != null && at >= held.at() && at - held.at() < PEERS_FRESH_MS) {
+            return held.group();
+        }
+        prune(at);
+        double[] figures = new double[members.size()];
+        for (int i = 0; i < figures.length; i++) {
+            figures[i] = members.get(i).series(key.seriesId()).avg(key.windowMs());
+        }
+        PeerGroup<ScopeView> group = key.nodes() ? byNode(figures) : PeerGroup.of(List.copyOf(members), figures);
+        peers.put(key, new Peers(at, group));
+        return group;
+    }
+
+    /** Each node's mean of its cards' known figures. */
+    private PeerGroup<ScopeView> byNode(double[] cardFigures) {
+        Map<NodeState, double[]> sums = new LinkedHashMap<>();
+        for (int i = 0; i < cardFigures.length; i++) {
+            if (!Double.isNaN(cardFigures[i])) {
+                double[] sum = sums.computeIfAbsent(members.get(i).node(), n -> new double[2]);
+                sum[0] += cardFigures[i];
+                sum[1]++;
+            }
+        }
+        List<ScopeView> nodes = new ArrayList<>(sums.keySet());
+        double[] figures = new double[nodes.size()];
+        int i = 0;
+        for (double[] sum : sums.values()) {
+            figures[i++] = sum[0] / sum[1];
+        }
+        return PeerGroup.of(nodes, figures);
+    }
+
     @Override
     public long now() {
         return now;
@@ -220,6 +285,11 @@ public final class TaskState implements ScopeView {
     @Override
     public List<? extends ScopeView> members() {
         return members;
+    }
+
+    /** The business whose baselines the task's rules read; null while unknown. */
+    public String baselineKey() {
+        return business;
     }
 
     /** The baseline of the task's business; unknown while the task's business is. */

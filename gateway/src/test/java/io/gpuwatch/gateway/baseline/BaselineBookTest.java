@@ -16,9 +16,27 @@ class BaselineBookTest {
     /** Monday 2026-11-02 00:00 UTC. */
     private static final long MONDAY = ZonedDateTime.of(2026, 11, 2, 0, 0, 0, 0, ZoneId.of("UTC")).toInstant().toEpochMilli();
 
+    /** A book that answers from its first learned minute, for tests of what one minute teaches. */
+    private static BaselineBook young() {
+        return new BaselineBook(24 * 60, 4, 30, ZoneId.of("UTC"), 1);
+    }
+
+    @Test
+    void theDefaultBookAnswersOnceItHasLearnedItsWarmUp() {
+        BaselineBook book = BaselineBook.defaults();
+        long t = MONDAY;
+        for (int m = 0; m < BaselineBook.WARM_UP_MINUTES; m++, t += MIN) {
+            book.observe("ads", "waitP50s", t, 60);
+        }
+        assertSame(Baseline.UNKNOWN, book.get("ads", "waitP50s", t - 1),
+                "29 minutes of a steady wait are no normal to judge the next one by");
+        assertEquals(60, book.get("ads", "waitP50s", t).mean(), 1e-9);
+        assertEquals(BaselineBook.WARM_UP_MINUTES, book.get("ads", "waitP50s", t).samples());
+    }
+
     @Test
     void withoutHistoryNothingIsAboveOrBelowTheBaseline() {
-        BaselineBook book = BaselineBook.defaults();
+        BaselineBook book = young();
         Baseline b = book.get("ads", "ttftP99s", MONDAY);
         assertSame(Baseline.UNKNOWN, b);
         assertFalse(5.0 > b.upper(3), "a comparison against no history is false");
@@ -88,14 +106,14 @@ class BaselineBookTest {
 
     @Test
     void theHourOfWeekFollowsTheConfiguredZone() {
-        BaselineBook shanghai = new BaselineBook(24 * 60, 4, 30, ZoneId.of("Asia/Shanghai"));
+        BaselineBook shanghai = new BaselineBook(24 * 60, 4, 30, ZoneId.of("Asia/Shanghai"), 1);
         assertEquals(8, shanghai.hourOfWeek(MONDAY), "Monday 00:00 UTC is Monday 08:00 in Shanghai");
         assertEquals(0, BaselineBook.defaults().hourOfWeek(MONDAY));
     }
 
     @Test
     void businessesAndMetricsLearnApartAndBadValuesAreIgnored() {
-        BaselineBook book = BaselineBook.defaults();
+        BaselineBook book = young();
         book.observe("ads", "x", MONDAY, 1);
         book.observe("search", "x", MONDAY, 50);
         book.observe("ads", "y", MONDAY, 7);
@@ -110,7 +128,7 @@ class BaselineBookTest {
 
     @Test
     void aLateObservationForAnEndedMinuteIsNotLearned() {
-        BaselineBook book = BaselineBook.defaults();
+        BaselineBook book = young();
         book.observe("b", "x", MONDAY + MIN, 10);
         book.observe("b", "x", MONDAY + 2 * MIN, 10);
         book.observe("b", "x", MONDAY + 30_000, 1_000);

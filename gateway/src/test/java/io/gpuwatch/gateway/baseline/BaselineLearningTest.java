@@ -127,10 +127,13 @@ class BaselineLearningTest {
                 MetricValues.builder().set(Metric.POWER_W, 300).build(), List.of()))), t);
         replay.advanceTo(t + 2 * MIN);
         assertEquals(0, replay.fleet().baselines().size(), "a card without a business teaches nothing");
-        minute(t + 2 * MIN, 300);
-        replay.advanceTo(t + 4 * MIN);
+        long warm = BaselineBook.WARM_UP_MINUTES;
+        for (long m = 2; m < 2 + warm; m++) {
+            minute(t + m * MIN, 300);
+        }
+        replay.advanceTo(t + (3 + warm) * MIN);
         assertEquals(1, replay.fleet().baselines().size(), "gpuUtil is read by no baseline(), so only powerW");
-        assertSame(Baseline.UNKNOWN, replay.fleet().baselines().get("ads", "gpuUtil", t + 4 * MIN));
-        assertFalse(Double.isNaN(replay.fleet().baselines().get("ads", "powerW", t + 4 * MIN).mean()));
+        assertSame(Baseline.UNKNOWN, replay.fleet().baselines().get("ads", "gpuUtil", t + (3 + warm) * MIN));
+        assertFalse(Double.isNaN(replay.fleet().baselines().get("ads", "powerW", t + (3 + warm) * MIN).mean()));
     }
 }

@@ -33,7 +33,7 @@ public final class DslCompiler {
     /** Window functions that read how samples follow each other, which the window then keeps in full. */
     private static final List<String> TRANSITION_FUNCTIONS = List.of("delta", "resets", "changes");
     private static final List<String> FUNCTIONS = concat(WINDOW_FUNCTIONS, List.of("quantile", "predict", "absent",
-            "fraction", "consecutive", "throttled", "events", "distinct", "baseline"));
+            "fraction", "consecutive", "throttled", "events", "distinct", "baseline", "peers"));
     /** PromQL names people type out of habit, and ours. */
     private static final Map<String, String> PROMQL = Map.of("quantile_over_time", "quantile",
             "predict_linear", "predict", "absent_over_time", "absent", "avg_over_time", "avg",
@@ -45,6 +45,8 @@ public final class DslCompiler {
     private static final List<String> BUILTINS = List.of("allocated", "silentFor", "lostCards");
     private static final List<String> BASELINE_ACCESSORS = List.of("mean", "std", "upper", "lower", "zscore");
     private static final String BASELINE_NEEDS = "needs .mean, .std, .upper(k), .lower(k) or .zscore";
+    private static final List<String> PEER_ACCESSORS = List.of("median", "spread", "count", "ratio");
+    private static final String PEERS_NEEDS = "needs .median, .spread, .count or .ratio";
     private static final Pattern EVENT_KIND = Pattern.compile("[a-z][a-z0-9_]*");
 
     private final ScopeKind scope;
@@ -129,6 +131,8 @@ public final class DslCompiler {
         boolean neverWarned;
         /** The longest window the expression reads, in milliseconds. */
         long longestWindowMs;
+        /** The metrics it reads through {@code baseline(…)}. */
+        final Set<String> baselined = new LinkedHashSet<>();
 
         /** {@code noStreaks} says why {@code consecutive} is refused here; null allows it. */
         Walk(List<DslProblem> warnings, String noStreaks) {
@@ -148,11 +152,12 @@ public final class DslCompiler {
             sampled |= inner.sampled;
             neverWarned |= inner.neverWarned;
             longestWindowMs = Math.max(longestWindowMs, inner.longestWindowMs);
+            baselined.addAll(inner.baselined);
         }
 
         Expression expression(Out out) throws DslException {
             return Expression.compile(out.canon, out.mvel, out.node, events && !sampled,
-                    streaks == null ? List.of() : streaks, members, longestWindowMs);
+                    streaks == null ? List.of() : streaks, members, longestWindowMs, baselined);
         }
     }
 
@@ -191,7 +196,7 @@ public final class DslCompiler {
             return binary(b, w);
         }
         if (s instanceof Syntax.Member m) {
-            return baseline(m, w);
+            return m.target().name().equals("peers") ? peers(m, w) : baseline(m, w);
         }
         return call((Syntax.Call) s, w);
     }
@@ -496,6 +501,8 @@ public final class DslCompiler {
             case "baseline":
                 throw new DslException(c.pos(), "baseline(m) " + BASELINE_NEEDS
                         + ", e.g. baseline(powerW).upper(3)");
+            case "peers":
+                throw new DslException(c.pos(), "peers(m, w) " + PEERS_NEEDS + ", e.g. peers(gpuUtil, 2m).ratio < 0.7");
             default:
                 break;
         }
@@ -529,6 +536,8 @@ public final class DslCompiler {
                 return "distinct(events(kind[, code]), window)";
             case "baseline":
                 return "baseline(metric) with .mean, .std, .upper(k), .lower(k) or .zscore";
+            case "peers":
+                return "peers(metric, window) with .median, .spread, .count or .ratio";
             default:
                 return function + "(metric, window)";
         }
@@ -717,6 +726,7 @@ public final class DslCompiler {
         }
         int id = register(m, 0, false);
         catalog.baselined(m.field());
+        w.baselined.add(m.field());
         if (name.equals("zscore")) {
             w.readsLast.add(id);
         }
@@ -726,6 +736,44 @@ public final class DslCompiler {
         Out out = new Out(Type.NUMBER, "baseline(" + id + ", " + stat + ", " + mvelNumber(k) + ")",
                 (Node.Num) ctx -> ctx.baseline(id, stat, sigmas), canon, b.pos());
         return name.equals("std") ? out.ranged(Range.NON_NEGATIVE) : out;
+    }
+
+    /**
+     * {@code peers(m, w).stat}: the scope's mean of {@code m} over {@code w} against its peers' (card scope: the
+     * other cards of its task; node scope: the other nodes of the task most of its cards run). The series is
+     * registered for the window so every member keeps it.
+     */
+    private Out peers(Syntax.Member p, Walk w) throws DslException {
+        Syntax.Call c = p.target();
+        if (scope != ScopeKind.CARD && scope != ScopeKind.NODE) {
+            throw new DslException(c.pos(), "`peers(…)` compares a card with the other cards of its task, or a node "
+                    + "with the other nodes of its task, so it needs card or node scope, not " + scope.key());
+        }
+        arity(c, 2, "metric, window");
+        MetricRef m = metricArgument(c, c.args().get(0));
+        long window = window(c.args().get(1), w);
+        String name = p.name();
+        int stat = PEER_ACCESSORS.indexOf(name);
+        if (stat < 0) {
+            String hint = closest(name, PEER_ACCESSORS);
+            throw new DslException(p.namePos(), "unknown peers accessor `." + name + "`"
+                    + (hint.isEmpty() ? "; peers(m, w) " + PEERS_NEEDS : hint));
+        }
+        if (p.args() != null) {
+            throw new DslException(p.namePos(), "`." + name + "` takes no arguments: peers(" + m.field() + ", "
+                    + Unit.formatDuration(window) + ")." + name);
+        }
+        int id = register(m, window, false);
+        w.sampled = true;
+        String canon = "peers(" + m.field() + ", " + Unit.formatDuration(window) + ")." + name;
+        Out out = new Out(Type.NUMBER, "peers(" + id + ", " + window + "L, " + stat + ")",
+                (Node.Num) ctx -> ctx.peers(id, window, stat), canon, p.pos());
+        boolean nonNegative = m.range() != null && m.range().lo() >= 0;
+        return switch (name) {
+            case "median" -> out.ranged(m.range());
+            case "ratio" -> nonNegative ? out.ranged(Range.NON_NEGATIVE) : out;
+            default -> out.ranged(Range.NON_NEGATIVE);
+        };
     }
 
     private MetricRef metricArgument(Syntax.Call c, Syntax arg) throws DslException {
@@ -933,6 +981,7 @@ public final class DslCompiler {
         w.sampled = true;
         w.neverWarned |= inner.neverWarned;
         w.longestWindowMs = Math.max(w.longestWindowMs, inner.longestWindowMs);
+        w.baselined.addAll(inner.baselined);
         int derived = id;
         return new Out(Type.NUMBER, "fraction(" + id + ", " + window + "L)", (Node.Num) ctx -> ctx.fraction(derived, window),
                 "fraction(" + cond.canon + ", " + Unit.formatDuration(window) + ")", c.pos()).ranged(Range.UNIT);

@@ -1,6 +1,7 @@
 package io.gpuwatch.rules.dsl;
 
 import io.gpuwatch.rules.scope.BaselineStat;
+import io.gpuwatch.rules.scope.PeerStat;
 import io.gpuwatch.rules.scope.ScopeView;
 
 import java.util.List;
@@ -149,6 +150,11 @@ public final class EvalContext {
     /** {@code stat} is a {@link BaselineStat} ordinal. */
     public double baseline(int id, int stat, double k) {
         return view.baseline(id, BaselineStat.of(stat), k);
+    }
+
+    /** {@code stat} is a {@link PeerStat} ordinal. */
+    public double peers(int id, long windowMs, int stat) {
+        return view.peers(id, windowMs, PeerStat.of(stat));
     }
 
     public String label(String key) {

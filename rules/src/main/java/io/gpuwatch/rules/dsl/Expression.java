@@ -41,10 +41,13 @@ public final class Expression {
     private final List<Expression> streaks;
     private final EvalContext context;
     private final long longestWindowMs;
+    private final Set<String> baselined;
 
     private Expression(String canonical, String mvel, Node node, boolean onlyEvents, Serializable compiled,
-                       List<Expression> streaks, List<Expression> members, long longestWindowMs) {
+                       List<Expression> streaks, List<Expression> members, long longestWindowMs,
+                       Set<String> baselined) {
         this.longestWindowMs = longestWindowMs;
+        this.baselined = Set.copyOf(baselined);
         this.canonical = canonical;
         this.mvel = mvel;
         this.node = node;
@@ -57,10 +60,12 @@ public final class Expression {
     /**
      * {@code node} and {@code mvel} are the same checked expression; {@code streaks} are the conditions of its
      * {@code consecutive(cond, n)} calls, {@code members} the card conditions of its {@code count(cards where cond)}
-     * calls, by index; {@code longestWindowMs} the longest window it reads.
+     * calls, by index; {@code longestWindowMs} the longest window it reads, {@code baselined} the metrics it
+     * reads through {@code baseline(…)}.
      */
     static Expression compile(String canonical, String mvel, Node node, boolean onlyEvents,
-                              List<Expression> streaks, List<Expression> members, long longestWindowMs)
+                              List<Expression> streaks, List<Expression> members, long longestWindowMs,
+                              Set<String> baselined)
             throws DslException {
         ParserConfiguration config = new ParserConfiguration();
         config.setClassLoader(FILTER);
@@ -70,7 +75,7 @@ public final class Expression {
         pc.addInput("this", EvalContext.class);
         try {
             return new Expression(canonical, mvel, node, onlyEvents, MVEL.compileExpression(mvel, pc), streaks,
-                    members, longestWindowMs);
+                    members, longestWindowMs, baselined);
         } catch (RuntimeException e) {
             // the checker admitted something MVEL cannot compile: a bug of ours, reported, never run
             throw new DslException(0, "internal error: MVEL rejected `" + mvel + "`: " + e.getMessage());
@@ -95,6 +100,11 @@ public final class Expression {
     /** The longest window (of a metric or an event count) the expression reads, in milliseconds; 0 for none. */
     public long longestWindowMs() {
         return longestWindowMs;
+    }
+
+    /** The metrics the expression reads through {@code baseline(…)}, its card conditions' included. */
+    public Set<String> baselined() {
+        return baselined;
     }
 
     /** How many {@code consecutive} conditions the expression has: the length of its streak array. */

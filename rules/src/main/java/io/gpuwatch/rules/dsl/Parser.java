@@ -121,7 +121,8 @@ final class Parser {
             return new Syntax.Unary(op.text(), operand, op.start());
         }
         Syntax s = primary();
-        if (s instanceof Syntax.Call c && c.name().equals("baseline") && token.kind() == Kind.DOT) {
+        if (s instanceof Syntax.Call c && (c.name().equals("baseline") || c.name().equals("peers"))
+                && token.kind() == Kind.DOT) {
             s = member(c);
         }
         if (token.kind() == Kind.DOT) {
@@ -227,11 +228,16 @@ final class Parser {
         return new Syntax.Name(name, t.start());
     }
 
-    /** {@code baseline(m).name} or {@code baseline(m).name(args)}; the compiler checks which names exist. */
+    /**
+     * {@code baseline(m).name}, {@code baseline(m).name(args)} or {@code peers(m, w).name}; the compiler checks
+     * which names exist.
+     */
     private Syntax member(Syntax.Call target) throws DslException {
         advance();
         if (token.kind() != Kind.IDENT) {
-            throw unexpected("an accessor after `baseline(…).`: mean, std, upper(k), lower(k) or zscore");
+            throw unexpected(target.name().equals("peers")
+                    ? "an accessor after `peers(…).`: median, spread, count or ratio"
+                    : "an accessor after `baseline(…).`: mean, std, upper(k), lower(k) or zscore");
         }
         Token name = token;
         checkWord(name);

@@ -62,6 +62,17 @@ public interface ScopeView {
     }
 
     /**
+     * {@code stat} of this instance's mean of series {@code seriesId} over the last {@code windowMs} against its
+     * peers': in card scope the other cards of the card's task, in node scope the other nodes that run the task
+     * most of the node's cards run (a node's figure is the mean over those cards). Computed once per instant for
+     * the whole group ({@link PeerGroup}), not per reader. Scopes without peers keep this default: no peers
+     * counted, every other figure NaN.
+     */
+    default double peers(int seriesId, long windowMs, PeerStat stat) {
+        return stat.none();
+    }
+
+    /**
      * What one hour of this card costs, in the configured currency, for {@code costPerToken}; NaN where no price
      * is configured and for scopes other than card.
      */

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -231,7 +232,7 @@ class ExpressionTest {
     void mvelThatBypassedTheCheckerStillCannotLoadClasses() {
         DslException e = org.junit.jupiter.api.Assertions.assertThrows(DslException.class,
                 () -> Expression.compile("x", "new java.io.File('/tmp')", Node.bool(true), false, List.of(),
-                        List.of(), 0));
+                        List.of(), 0, Set.of()));
         assertTrue(e.getMessage().startsWith("internal error: MVEL rejected `new java.io.File('/tmp')`"),
                 e.getMessage());
     }

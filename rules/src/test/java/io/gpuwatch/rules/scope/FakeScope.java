@@ -29,6 +29,7 @@ public final class FakeScope implements ScopeView {
     private long period = -1;
     private double cardHourPrice = Double.NaN;
     private List<? extends ScopeView> members = List.of();
+    private List<ScopeView> peerGroup = List.of();
 
     public FakeScope(List<SeriesSpec> specs, Map<String, String> identity) {
         this.specs = List.copyOf(specs);
@@ -194,6 +195,22 @@ public final class FakeScope implements ScopeView {
     @Override
     public boolean allocated() {
         return allocated;
+    }
+
+    /** The group this scope is compared with by {@code peers(…)}, itself included. */
+    public FakeScope peers(List<? extends ScopeView> group) {
+        this.peerGroup = List.copyOf(group);
+        return this;
+    }
+
+    /** Each member of the group's mean over the window, compared as the gateway compares a task's cards. */
+    @Override
+    public double peers(int seriesId, long windowMs, PeerStat stat) {
+        double[] figures = new double[peerGroup.size()];
+        for (int i = 0; i < figures.length; i++) {
+            figures[i] = peerGroup.get(i).series(seriesId).avg(windowMs);
+        }
+        return PeerGroup.of(peerGroup, figures).stat(this, stat);
     }
 
     /** Like a card: the baseline of its business label, unknown without one. */
