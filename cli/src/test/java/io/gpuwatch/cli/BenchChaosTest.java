@@ -21,7 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code gpuwatch bench chaos}, short: a clean run and two trials of two SIGKILLs each (mid-send, outage, random)
- * of a real gateway process, on a 40 s scenario. One bench run serves every test here.
+ * of a real gateway process, on a 40 s scenario. One bench run serves every test here. The tolerance is wide (60 s)
+ * because a gateway restarting on a loaded two-core machine can take half a minute to take probes again.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BenchChaosTest {
@@ -37,7 +38,7 @@ class BenchChaosTest {
         Path work = Files.createTempDirectory("bench-chaos-test-");
         code = new CommandLine(new BenchCommand()).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
                 .execute("chaos", "--scenario", scenario.toString(), "--rules", "../examples/rules", "--trials", "2",
-                        "--kills", "2", "--parallel", "2", "--settle", "20s", "--seed", "5", "--work-dir",
+                        "--kills", "2", "--parallel", "2", "--settle", "20s", "--seed", "5", "--tolerance", "60s", "--work-dir",
                         work.toString(), "--json");
         report = new JsonObject(out.toString());
     }
@@ -74,10 +75,11 @@ class BenchChaosTest {
 
     @Test
     @Disabled("enable when evaluation state survives restarts")
-    void noTrialLosesAPageOrAResolveOrResolvesLate() {
+    void noTrialLosesAPageOrAResolveOrSendsOneLate() {
         JsonObject total = report.getJsonObject("total");
         assertEquals(0, total.getInteger("lostPages"), report.encodePrettily());
         assertEquals(0, total.getInteger("lostResolves"), report.encodePrettily());
+        assertEquals(0, total.getInteger("latePages"), report.encodePrettily());
         assertEquals(0, total.getInteger("lateResolves"), report.encodePrettily());
         assertEquals(0, code, err.toString());
     }

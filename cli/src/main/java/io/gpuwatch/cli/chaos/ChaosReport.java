@@ -28,11 +28,11 @@ public record ChaosReport(ChaosBench.Settings settings, ChaosRun.Outcome clean, 
 
     /** Sums of the trials' counts, in the order of the table's columns. */
     public int[] totals() {
-        int[] sum = new int[8];
+        int[] sum = new int[9];
         for (Trial t : trials) {
             Comparison.Result r = t.result();
             int[] row = {r.sends(), r.lostPages(), r.lostResolves(), r.doubledByKey(), r.doubledOther(), r.outOfOrder(),
-                    r.lateResolves(), r.extraPages()};
+                    r.latePages(), r.lateResolves(), r.extraPages()};
             for (int i = 0; i < sum.length; i++) {
                 sum[i] += row[i];
             }
@@ -47,19 +47,19 @@ public record ChaosReport(ChaosBench.Settings settings, ChaosRun.Outcome clean, 
                 + "the end (%.0f s run)%n%n", c.alerts(), c.pages(), c.resolves(), c.openAtEnd(),
                 settings.runMs() / 1000.0));
         String head = "| trial | kills | sends | lost pages | lost resolves | doubled, droppable by key | "
-                + "doubled, new key | out of order | late resolves | extra pages | latest resolve behind |";
-        b.append(head).append('\n').append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+                + "doubled, new key | out of order | late pages | late resolves | extra pages | latest resolve behind |";
+        b.append(head).append('\n').append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
         for (Trial t : trials) {
             Comparison.Result r = t.result();
-            b.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %d | %d | %d | %d | %d | %d | %.0f s |%n",
+            b.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.0f s |%n",
                     t.outcome().name(), kills(t.outcome()), r.sends(), r.lostPages(), r.lostResolves(),
-                    r.doubledByKey(), r.doubledOther(), r.outOfOrder(), r.lateResolves(), r.extraPages(),
+                    r.doubledByKey(), r.doubledOther(), r.outOfOrder(), r.latePages(), r.lateResolves(), r.extraPages(),
                     r.maxResolveLateMs() / 1000.0));
         }
         int[] s = totals();
         long killCount = trials.stream().mapToLong(t -> t.outcome().kills().size()).sum();
-        b.append(String.format(Locale.ROOT, "| **total** | %d kills | %d | %d | %d | %d | %d | %d | %d | %d | |%n",
-                killCount, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]));
+        b.append(String.format(Locale.ROOT, "| **total** | %d kills | %d | %d | %d | %d | %d | %d | %d | %d | %d | |%n",
+                killCount, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]));
         b.append(String.format(Locale.ROOT, "%n%d of %d trials lost, doubled (under a new key), disordered or delayed "
                 + "a notification (tolerance %.0f s)%n", troubledTrials(), trials.size(), settings.toleranceMs() / 1000.0));
         for (Trial t : trials) {
@@ -70,10 +70,11 @@ public record ChaosReport(ChaosBench.Settings settings, ChaosRun.Outcome clean, 
         return b.toString();
     }
 
-    private static String kills(ChaosRun.Outcome o) {
-        return o.kills().stream().map(k -> String.format(Locale.ROOT, "%s@%.0fs%s", k.kill().kind().label,
-                k.killedAtMs() / 1000.0, k.kill().gateway() > 0 || o.kills().stream().anyMatch(x -> x.kill().gateway() > 0)
-                        ? " g" + k.kill().gateway() : "")).collect(Collectors.joining(", "));
+    /** Each kill as kind@time, in a cluster which gateway it hit, and how long until it took probes again. */
+    private String kills(ChaosRun.Outcome o) {
+        return o.kills().stream().map(k -> String.format(Locale.ROOT, "%s@%.0fs%s (down %.0fs)", k.kill().kind().label,
+                k.killedAtMs() / 1000.0, settings.cluster() ? " g" + k.kill().gateway() : "", k.downMs() / 1000.0))
+                .collect(Collectors.joining(", "));
     }
 
     public JsonObject json() {
@@ -99,7 +100,8 @@ public record ChaosReport(ChaosBench.Settings settings, ChaosRun.Outcome clean, 
             rows.add(new JsonObject().put("name", t.outcome().name()).put("kills", kills).put("sends", r.sends())
                     .put("lostPages", r.lostPages()).put("lostResolves", r.lostResolves())
                     .put("doubledByKey", r.doubledByKey()).put("doubledOther", r.doubledOther())
-                    .put("outOfOrder", r.outOfOrder()).put("lateResolves", r.lateResolves())
+                    .put("outOfOrder", r.outOfOrder()).put("latePages", r.latePages())
+                    .put("lateResolves", r.lateResolves())
                     .put("extraPages", r.extraPages()).put("maxResolveLateMs", r.maxResolveLateMs())
                     .put("refusedDuringOutage", t.outcome().refused())
                     .put("findings", new JsonArray(r.findings())));
@@ -107,7 +109,8 @@ public record ChaosReport(ChaosBench.Settings settings, ChaosRun.Outcome clean, 
         int[] s = totals();
         j.put("trialResults", rows).put("total", new JsonObject().put("sends", s[0]).put("lostPages", s[1])
                 .put("lostResolves", s[2]).put("doubledByKey", s[3]).put("doubledOther", s[4]).put("outOfOrder", s[5])
-                .put("lateResolves", s[6]).put("extraPages", s[7]).put("troubledTrials", troubledTrials()));
+                .put("latePages", s[6]).put("lateResolves", s[7]).put("extraPages", s[8])
+                .put("troubledTrials", troubledTrials()));
         return j;
     }
 

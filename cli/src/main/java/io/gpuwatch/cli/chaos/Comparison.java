@@ -26,15 +26,17 @@ final class Comparison {
      * @param doubledByKey copies that repeat a delivery key already received: a receiver can drop them by it
      * @param doubledOther further copies of a status already sent for the alert, under a new key (or none)
      * @param outOfOrder a resolve before any firing of the alert, or a firing that predates a resolve already sent
+     * @param latePages pages that came more than the tolerance after the clean run's
      * @param lateResolves resolves that came more than the tolerance after the clean run's
      * @param extraPages firing episodes beyond the clean run's (the alert fired again)
      * @param maxResolveLateMs the latest a resolve came behind the clean run's (0 when none was later)
      * @param findings one line per difference, for the report
      */
     record Result(int sends, int lostPages, int lostResolves, int doubledByKey, int doubledOther, int outOfOrder,
-                  int lateResolves, int extraPages, long maxResolveLateMs, List<String> findings) {
+                  int latePages, int lateResolves, int extraPages, long maxResolveLateMs, List<String> findings) {
         boolean clean() {
-            return lostPages == 0 && lostResolves == 0 && doubledOther == 0 && outOfOrder == 0 && lateResolves == 0;
+            return lostPages == 0 && lostResolves == 0 && doubledOther == 0 && outOfOrder == 0 && latePages == 0
+                    && lateResolves == 0;
         }
     }
 
@@ -85,6 +87,7 @@ final class Comparison {
         int byKey = 0;
         int other = 0;
         int disorder = 0;
+        int latePages = 0;
         int late = 0;
         int extra = 0;
         long maxLate = 0;
@@ -101,6 +104,15 @@ final class Comparison {
                 findings.add(String.format(Locale.ROOT, "lost page: %s (clean run: %s)", what, at(cPages.get(i))));
             }
             lostPages += lp;
+            List<Delivery> tPages = tt.of(true);
+            for (int i = 0; i < Math.min(cPages.size(), tPages.size()); i++) {
+                long behind = tPages.get(i).atMs() - cPages.get(i).atMs();
+                if (behind > toleranceMs) {
+                    latePages++;
+                    findings.add(String.format(Locale.ROOT, "late page: %s %.0f s late (%s, clean run %s)", what,
+                            behind / 1000.0, at(tPages.get(i)), at(cPages.get(i))));
+                }
+            }
             int ep = Math.max(0, tt.count(true) - cPages.size());
             if (ep > 0) {
                 findings.add(String.format(Locale.ROOT, "extra page: %s (%d more than the clean run, last %s)", what,
@@ -138,7 +150,7 @@ final class Comparison {
             }
             disorder += o;
         }
-        return new Result(trial.size(), lostPages, lostResolves, byKey, other, disorder, late, extra, maxLate,
+        return new Result(trial.size(), lostPages, lostResolves, byKey, other, disorder, latePages, late, extra, maxLate,
                 findings);
     }
 

@@ -63,12 +63,14 @@ record Kill(Kind kind, long atMs, int gateway, long outageMs, long killAfterMs) 
             for (int j = 0; j < count; j++) {
                 Kind kind = Kind.values()[(trial + j) % Kind.values().length];
                 int gateway = random.nextInt(gateways);
-                long at = fromMs + (long) (random.nextDouble() * (toMs - fromMs));
+                long outage = kind == Kind.OUTAGE ? 20_000 + random.nextLong(40_000) : 0;
+                long killAfter = kind == Kind.OUTAGE ? outage / 4 + random.nextLong(outage / 2) : 0;
+                // an outage ends within the window, so the trial sees the receiver back before the run ends
+                long latest = Math.max(fromMs, toMs - outage);
+                long at = fromMs + (long) (random.nextDouble() * (latest - fromMs));
                 if (kind == Kind.MID_SEND && !sendable.isEmpty()) {
                     at = sendable.get(random.nextInt(sendable.size())) - ARM_BEFORE_SEND_MS;
                 }
-                long outage = kind == Kind.OUTAGE ? 20_000 + random.nextLong(40_000) : 0;
-                long killAfter = kind == Kind.OUTAGE ? outage / 4 + random.nextLong(outage / 2) : 0;
                 kills.add(new Kill(kind, at, gateway, outage, killAfter));
             }
             kills.sort(Comparator.comparingLong(Kill::atMs));
