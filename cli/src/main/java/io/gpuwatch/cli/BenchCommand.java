@@ -40,6 +40,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -482,7 +483,14 @@ final class BenchCommand implements Runnable {
                     cluster ? "a cluster of 3 gateways" : "one gateway", trials, kills, parallel, seed,
                     settings.workDir());
             err.flush();
-            ChaosReport report = ChaosBench.run(settings, err);
+            ChaosReport report;
+            try {
+                report = ChaosBench.run(settings, err);
+            } catch (IOException | ExecutionException e) {
+                err.println("gpuwatch bench chaos: " + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()));
+                err.flush();
+                return 1;
+            }
             out.println(json ? report.json().encodePrettily() : report.table());
             out.flush();
             return report.troubledTrials() == 0 ? 0 : 1;

@@ -7,11 +7,11 @@ import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
@@ -28,6 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BenchChaosTest {
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
+    @TempDir
+    Path work;
     private JsonObject report;
     private int code;
 
@@ -35,7 +37,6 @@ class BenchChaosTest {
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void runTheBench() throws Exception {
         Path scenario = Path.of(BenchChaosTest.class.getResource("/chaos/short.yaml").toURI());
-        Path work = Files.createTempDirectory("bench-chaos-test-");
         code = new CommandLine(new BenchCommand()).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
                 .execute("chaos", "--scenario", scenario.toString(), "--rules", "../examples/rules", "--trials", "2",
                         "--kills", "2", "--parallel", "2", "--settle", "20s", "--seed", "5", "--tolerance", "60s", "--work-dir",

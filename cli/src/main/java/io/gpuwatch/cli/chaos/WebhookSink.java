@@ -10,6 +10,7 @@ import io.vertx.core.json.JsonObject;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The bench's webhook receiver: records every alert of every Alertmanager-format notification it takes in, and on
@@ -22,7 +23,7 @@ final class WebhookSink {
     private final List<Delivery> received = new ArrayList<>();
     private HttpServer server;
     private volatile long outageUntilMs;
-    private volatile long refused;
+    private final AtomicLong refused = new AtomicLong();
     private long holdMs;
     private Promise<Void> held;
 
@@ -63,7 +64,7 @@ final class WebhookSink {
 
     /** Notifications answered with 503. */
     long refused() {
-        return refused;
+        return refused.get();
     }
 
     Future<Void> close() {
@@ -74,7 +75,7 @@ final class WebhookSink {
         req.body().onSuccess(body -> {
             long now = System.currentTimeMillis();
             if (now < outageUntilMs) {
-                refused++;
+                refused.incrementAndGet();
                 req.response().setStatusCode(503).end("receiver outage (chaos bench)\n");
                 return;
             }
