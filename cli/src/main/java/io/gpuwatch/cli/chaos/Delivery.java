@@ -10,15 +10,7 @@ package io.gpuwatch.cli.chaos;
  */
 record Delivery(long atMs, String key, String fingerprint, String alertname, String node, String status,
                 String startsAt, String endsAt) {
-    static final String FIRING = "firing";
-    static final String RESOLVED = "resolved";
-
     boolean firing() {
-        return FIRING.equals(status);
-    }
-
-    /** How a person reads it: the rule, where, and the status. */
-    String describe() {
-        return alertname + (node == null ? "" : " on " + node) + " " + status;
+        return "firing".equals(status);
     }
 }

@@ -3,7 +3,6 @@ package io.gpuwatch.cli.chaos;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
@@ -39,12 +38,6 @@ record Kill(Kind kind, long atMs, int gateway, long outageMs, long killAfterMs) 
             case MID_SEND -> atMs + SEND_WAIT_MS;
             case OUTAGE -> atMs + Math.max(outageMs, killAfterMs);
         };
-    }
-
-    String describe() {
-        return String.format(Locale.ROOT, "%s %.0fs%s", kind.label, atMs / 1000.0,
-                kind == Kind.OUTAGE ? String.format(Locale.ROOT, "+%.0fs of %.0fs", killAfterMs / 1000.0,
-                        outageMs / 1000.0) : "");
     }
 
     /**
