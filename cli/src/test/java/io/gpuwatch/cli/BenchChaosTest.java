@@ -34,7 +34,7 @@ class BenchChaosTest {
     private int code;
 
     @BeforeAll
-    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void runTheBench() throws Exception {
         Path scenario = Path.of(BenchChaosTest.class.getResource("/chaos/short.yaml").toURI());
         code = new CommandLine(new BenchCommand()).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))

@@ -35,7 +35,7 @@ final class ChaosRun {
     /** A mid-send kill lands this long after the held notification arrived, while its sender awaits the answer. */
     private static final long IN_FLIGHT_MS = 300;
     private static final Duration READY = Duration.ofSeconds(120);
-    /** A trial goes on at least this long after its last restart, so what that gateway sends then is seen (late). */
+    /** A trial goes on at least this long after its last restart, so what that gateway sends then is seen. */
     private static final long AFTER_LAST_RESTART_MS = 60_000;
     /** What a cluster member logs once it sees all three. */
     private static final String ALL_MEMBERS = "cluster members now 3";
@@ -116,9 +116,7 @@ final class ChaosRun {
             for (Kill k : plan) {
                 kills.add(carryOut(k, start, gateways.get(k.gateway()), sink));
             }
-            // a gateway still restarting at the run's end would count what it is about to send as lost
-            long lastBack = kills.stream().mapToLong(k -> start + k.killedAtMs() + k.downMs()).max().orElse(start);
-            sleepUntil(Math.max(start + setup.runMs(), lastBack + AFTER_LAST_RESTART_MS));
+            sleepUntil(Math.max(start + setup.runMs(), settledAt(start, kills)));
             List<Delivery> received = sink.received();
             Files.write(dir.resolve("notifications.jsonl"), received.stream().map(ChaosRun::line).toList(),
                     StandardCharsets.UTF_8);
@@ -170,6 +168,24 @@ final class ChaosRun {
         say("%s: killed gateway %d (%s) at %.1f s, taking probes again %.1f s later%s", name, k.gateway(),
                 k.kind().label, (killedAt - start) / 1000.0, down / 1000.0, note.isEmpty() ? "" : "; " + note);
         return new KillLog(k, killedAt - start, down, note);
+    }
+
+    /**
+     * When the trial's last kill has played out: a minute after the last restart, and after an outage as long
+     * again as the outage was (its refused sends retry with a back-off doubling from 1 s, so the next try after
+     * an outage of D comes within about D of its end). A run ending before that would count what the gateway is
+     * about to send as lost rather than late.
+     */
+    private static long settledAt(long start, List<KillLog> kills) {
+        long at = start;
+        for (KillLog k : kills) {
+            at = Math.max(at, start + k.killedAtMs() + k.downMs() + AFTER_LAST_RESTART_MS);
+            if (k.kill().kind() == Kill.Kind.OUTAGE) {
+                long over = start + k.kill().atMs() + k.kill().outageMs();
+                at = Math.max(at, over + k.kill().outageMs() * 5 / 4 + 5000);
+            }
+        }
+        return at;
     }
 
     private List<String> gatewayArgs(Path dir, int g, int[] httpPorts, int[] clusterPorts, Path tokens, Path alerting)
