@@ -11,6 +11,7 @@ import io.vertx.core.json.JsonObject;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -251,12 +253,17 @@ final class ChaosRun {
         }
     }
 
+    /**
+     * Ports free now below the ephemeral range (32768 up on Linux): a port from there, free when picked, may be
+     * taken by an outgoing connection or a cluster member before the gateway that is to listen on it starts (or
+     * restarts).
+     */
     private static int[] freePorts(int n) throws IOException {
         int[] ports = new int[n];
         List<ServerSocket> held = new ArrayList<>();
         try {
             for (int i = 0; i < n; i++) {
-                ServerSocket s = new ServerSocket(0);
+                ServerSocket s = bindBelowEphemeral();
                 held.add(s);
                 ports[i] = s.getLocalPort();
             }
@@ -266,6 +273,18 @@ final class ChaosRun {
             }
         }
         return ports;
+    }
+
+    private static ServerSocket bindBelowEphemeral() throws IOException {
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int port = 20_000 + ThreadLocalRandom.current().nextInt(12_000);
+            try {
+                return new ServerSocket(port, 50, InetAddress.getLoopbackAddress());
+            } catch (IOException taken) {
+                // try another
+            }
+        }
+        throw new IOException("no free port between 20000 and 32000 after 200 tries");
     }
 
     private static String ports(int[] ports) {
