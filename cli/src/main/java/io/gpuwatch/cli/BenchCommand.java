@@ -1,5 +1,7 @@
 package io.gpuwatch.cli;
 
+import io.gpuwatch.cli.chaos.ChaosBench;
+import io.gpuwatch.cli.chaos.ChaosReport;
 import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.GatewayStats;
@@ -15,6 +17,7 @@ import io.gpuwatch.probe.load.LoadStats;
 import io.gpuwatch.probe.load.LoadTarget;
 import io.gpuwatch.probe.load.PageReceiver;
 import io.gpuwatch.probe.load.XidSent;
+import io.gpuwatch.probe.scenario.Scenario;
 import io.gpuwatch.rules.RuleSet;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -37,13 +40,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** {@code gpuwatch bench …}: load generators that measure a gateway from the outside. */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Measure a gateway under load.",
-        subcommands = BenchCommand.Fleet.class)
+        subcommands = {BenchCommand.Fleet.class, BenchCommand.Chaos.class})
 final class BenchCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -385,6 +389,111 @@ final class BenchCommand implements Runnable {
             } catch (IOException e) {
                 throw new IllegalArgumentException("--token-file " + tokenFile + ": cannot read it (" + e.getMessage() + ")");
             }
+        }
+    }
+
+    /** {@code gpuwatch bench chaos}: SIGKILLs a gateway at random moments and compares what it sent with a clean run. */
+    @Command(name = "chaos", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "Play a scenario against a gateway in its own JVM (--data-dir, a webhook served by the bench "
+                    + "that records every notification) once cleanly, then in --trials that each SIGKILL it --kills "
+                    + "times and restart it on the same data dir and port: at random moments, while a notification is "
+                    + "in flight (the webhook holds its answer) and during a receiver outage (the webhook answers 503). "
+                    + "Compares each trial's notifications with the clean run's: lost pages and resolves, doubled sends "
+                    + "(those a receiver can drop by Idempotency-Key apart), out-of-order sends, late resolves. With "
+                    + "--cluster, three gateways in a cluster and one of them killed. Exits 1 when a trial lost, "
+                    + "disordered or delayed a notification or doubled one under a new key.")
+    static final class Chaos implements Callable<Integer> {
+        @Option(names = "--trials", defaultValue = "6", description = "trials after the clean run (default: ${DEFAULT-VALUE})")
+        int trials;
+
+        @Option(names = "--kills", defaultValue = "3", description = "SIGKILLs per trial (default: ${DEFAULT-VALUE})")
+        int kills;
+
+        @Option(names = "--seed", defaultValue = "1", description = "seed of the kill moments and kinds (default: ${DEFAULT-VALUE})")
+        long seed;
+
+        @Option(names = "--parallel", defaultValue = "1",
+                description = "trials run at once, each with its own gateways and ports (default: ${DEFAULT-VALUE})")
+        int parallel;
+
+        @Option(names = "--scenario", paramLabel = "FILE", description = "scenario with a duration (default: bench/chaos/chaos.yaml)")
+        Path scenario;
+
+        @Option(names = "--rules", paramLabel = "PATH", split = ",", description = "rule files or directories (default: examples/rules)")
+        List<Path> rules;
+
+        @Option(names = "--settle", defaultValue = "90s", paramLabel = "DURATION",
+                description = "how long the fleet keeps sampling after the scenario's script, so alerts can resolve "
+                        + "(default: ${DEFAULT-VALUE})")
+        String settle;
+
+        @Option(names = "--tolerance", defaultValue = "30s", paramLabel = "DURATION",
+                description = "a resolve this much behind the clean run's is late (default: ${DEFAULT-VALUE})")
+        String tolerance;
+
+        @Option(names = "--cluster", description = "three gateways in a Hazelcast cluster; each kill hits one of them")
+        boolean cluster;
+
+        @Option(names = "--work-dir", paramLabel = "DIR",
+                description = "where the runs' data dirs and gateway logs go (default: a new temporary directory)")
+        Path workDir;
+
+        @Option(names = "--json", description = "print the report as JSON instead of a table")
+        boolean json;
+
+        @picocli.CommandLine.Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            ChaosBench.Settings settings;
+            try {
+                if (trials < 1 || kills < 1 || parallel < 1) {
+                    throw new IllegalArgumentException("--trials, --kills and --parallel must be at least 1, got "
+                            + trials + ", " + kills + " and " + parallel);
+                }
+                long settleMs = millis("--settle", settle);
+                long toleranceMs = millis("--tolerance", tolerance);
+                Path file = scenario != null ? scenario : Home.resolve("bench/chaos/chaos.yaml");
+                Scenario sc = ProbeCommand.loadScenario(file, err);
+                if (sc == null) {
+                    return 1;
+                }
+                if (sc.duration() == null) {
+                    throw new IllegalArgumentException("--scenario " + file + ": needs a duration: so every run plays "
+                            + "the same script");
+                }
+                List<Path> rulePaths = rules == null || rules.isEmpty() ? List.of(Home.resolve("examples/rules")) : rules;
+                if (Loading.rules(rulePaths, err) == null) {
+                    return 1;
+                }
+                Path dir = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("gpuwatch-chaos-");
+                settings = new ChaosBench.Settings(sc, rulePaths.stream().map(Path::toAbsolutePath).toList(), trials,
+                        kills, seed, parallel, settleMs, toleranceMs, cluster, dir.toAbsolutePath());
+            } catch (IllegalArgumentException e) {
+                err.println(e.getMessage());
+                err.flush();
+                return 2;
+            }
+            err.printf(Locale.ROOT, "gpuwatch bench chaos: '%s' for %d s (+%d s settle), %s, a clean run and %d "
+                            + "trials of %d kills, %d at a time, seed %d; runs in %s%n", settings.scenario().name(),
+                    settings.scenario().duration().toSeconds(), settings.settleMs() / 1000,
+                    cluster ? "a cluster of 3 gateways" : "one gateway", trials, kills, parallel, seed,
+                    settings.workDir());
+            err.flush();
+            ChaosReport report;
+            try {
+                report = ChaosBench.run(settings, err);
+            } catch (IOException | ExecutionException e) {
+                err.println("gpuwatch bench chaos: " + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()));
+                err.flush();
+                return 1;
+            }
+            out.println(json ? report.json().encodePrettily() : report.table());
+            out.flush();
+            return report.troubledTrials() == 0 ? 0 : 1;
         }
     }
 
