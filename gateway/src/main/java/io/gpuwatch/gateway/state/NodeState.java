@@ -27,6 +27,8 @@ public final class NodeState implements ScopeView {
     private final FleetState fleet;
     private Map<String, String> labels = Map.of();
     private String bootId;
+    /** The latest hello, kept for a checkpoint; null for a node restored without one. */
+    private Hello hello;
     private long lastFrameAt;
     private boolean connected;
     private PooledSeries[] series = new PooledSeries[0];
@@ -83,6 +85,7 @@ public final class NodeState implements ScopeView {
             lost.clear();
         }
         this.bootId = hello.bootId();
+        this.hello = hello;
         this.labels = hello.labels();
         this.lastFrameAt = at;
         this.connected = true;
@@ -106,6 +109,34 @@ public final class NodeState implements ScopeView {
             }
             return gone;
         });
+    }
+
+    /** What this node holds, for a checkpoint. */
+    NodeImage image() {
+        List<CardImage> images = new ArrayList<>(cards.size());
+        for (CardState card : cards.values()) {
+            images.add(card.image());
+        }
+        return new NodeImage(name, hello, lastFrameAt, List.copyOf(lost), events.entries(), images);
+    }
+
+    /**
+     * Takes back what a checkpoint held of this node, whose hello (if it had one) was taken already: its silence
+     * counts from the last frame heard before the restart, and it is not connected until it says hello again.
+     * Returns how many card windows could not be taken.
+     */
+    int restore(NodeImage image) {
+        lastFrameAt = image.lastFrameAt();
+        connected = false;
+        lost.addAll(image.lost());
+        for (EventLog.Entry e : image.events()) {
+            events.add(e.ts(), e.kind(), e.code());
+        }
+        int skipped = 0;
+        for (CardImage c : image.cards()) {
+            skipped += cardFor(c.uuid(), null).restore(c);
+        }
+        return skipped;
     }
 
     /** The card of this uuid, created when a sample names one that hello did not. */
