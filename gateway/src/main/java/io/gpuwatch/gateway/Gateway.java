@@ -4,6 +4,8 @@ import io.gpuwatch.gateway.ack.Acknowledgements;
 import io.gpuwatch.gateway.ack.PagerHook;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.baseline.BaselineKeeper;
+import io.gpuwatch.gateway.checkpoint.Checkpoint;
+import io.gpuwatch.gateway.checkpoint.Evaluation;
 import io.gpuwatch.gateway.cluster.Cluster;
 import io.gpuwatch.gateway.cluster.Replica;
 import io.gpuwatch.gateway.cluster.SharedAlerts;
@@ -28,6 +30,7 @@ import io.gpuwatch.gateway.reload.RuleReloader;
 import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.state.CardState;
 import io.gpuwatch.gateway.state.FleetState;
+import io.gpuwatch.gateway.state.NodeImage;
 import io.gpuwatch.gateway.store.AsyncStore;
 import io.gpuwatch.gateway.store.Backoff;
 import io.gpuwatch.gateway.store.StoreException;
@@ -41,6 +44,7 @@ import io.gpuwatch.protocol.Sample;
 import io.gpuwatch.protocol.Sched;
 import io.gpuwatch.rules.Rule;
 import io.gpuwatch.rules.RuleSet;
+import io.gpuwatch.rules.eval.AlertImage;
 import io.gpuwatch.rules.eval.AlertState;
 import io.gpuwatch.rules.eval.Transition;
 import io.vertx.core.Future;
@@ -89,6 +93,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private volatile RuleSet rules;
     private RuleReloader reloader;
     private BaselineKeeper baselines;
+    private Checkpoint checkpoint;
     private Evaluator evaluator;
     private ProbeEndpoint probes;
     private HttpServer server;
@@ -138,10 +143,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         probes = new ProbeEndpoint(vertx, config.ingest(), tokens, this, clock);
         Router router = Router.router(vertx);
         new ApiRoutes(this, access).mount(router);
-        vertx.setPeriodic(config.tickMs(), id -> {
-            evaluator.tick(clock.millis(), config.tickMs());
-            dispatcher.tick();
-        });
+        vertx.setPeriodic(config.tickMs(), id -> tick());
         Future<Void> watching = Future.succeededFuture();
         if (!ruleFiles.paths().isEmpty()) {
             reloader = new RuleReloader(context, ruleFiles, this::reload, clock, rules.rules().size());
@@ -172,8 +174,11 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 .compose(refusal -> refusal.<Future<Void>>map(r -> Future.failedFuture(new IllegalStateException(r)))
                         .orElseGet(Future::succeededFuture));
         Future<Void> joined = allowed.compose(v -> cluster == null ? Future.succeededFuture() : joinCluster());
+        if (config.dataDir() != null) {
+            checkpoint = new Checkpoint(context, config.dataDir(), this::evaluationNow);
+        }
         Future<Void> durable = joined.compose(v -> config.dataDir() == null ? shareState()
-                : openStore(config.dataDir()));
+                : checkpoint.read().compose(held -> openStore(config.dataDir(), held)));
         return Future.all(watching, restored, durable).compose(v -> vertx.createHttpServer(options).requestHandler(request -> {
                             // with no WebSocket handler set, upgrade requests come here too, so the probe
                             // endpoint can refuse one with a plain 401 and its challenge
@@ -187,6 +192,9 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 .onSuccess(s -> {
                     server = s;
                     ready = true;
+                    if (checkpoint != null) {
+                        checkpoint.start();
+                    }
                     if (digests != null) {
                         digests.start(vertx, new Digests.Sources(() -> ledger, fleet, () -> rules));
                     }
@@ -200,10 +208,11 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     /**
      * Opens the store, loads the silences and the acknowledgements of live alerts back, loads the live alerts
      * back into a persistent ledger, routes every due group through the
-     * outbox and rebuilds the groups from the live alerts, all before the first probe can connect, so nothing
-     * recovered is paged again unless the notification log says it was never delivered.
+     * outbox and rebuilds the groups from the live alerts, and takes back the evaluation {@code held} in the
+     * checkpoint, all before the first probe can connect, so nothing recovered is paged again unless the
+     * notification log says it was never delivered.
      */
-    private Future<Void> openStore(Path dir) {
+    private Future<Void> openStore(Path dir, Evaluation held) {
         return AsyncStore.open(vertx, dir.resolve("gpuwatch"), clock, Backoff.standard())
                 .compose(opened -> {
                     store = opened;
@@ -224,8 +233,13 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                     dispatcher.deliverThrough(cluster == null ? outbox : cluster.claimed(outbox));
                     ledger = persistent;
                     persistent.recover(dispatcher::dispatch);
+                    restoreEvaluation(held, persistent.live());
                     for (Alert a : persistent.live()) {
-                        // the engine forgot its state in the crash; without it the alert would never resolve
+                        String key = evaluator.instanceKey(a.rule(), a.labels());
+                        if (key != null && evaluator.engine().state(a.rule(), key) == AlertState.FIRING) {
+                            continue;
+                        }
+                        // the checkpoint did not hold it; without a state the alert would never resolve
                         if (!evaluator.restore(a.rule(), a.labels(), a.activeSince())) {
                             LOG.warning("alert " + a.rule() + " " + a.labels() + " came back from the store, but its"
                                     + " rule is not loaded or its labels name no instance, so it stays live"
@@ -238,6 +252,48 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 // the store's message names the file and what to do about it; the CLI prints a root cause, which
                 // would be H2's bare reason
                 .recover(e -> Future.failedFuture(e instanceof StoreException ? new StoreException(e.getMessage()) : e));
+    }
+
+    /**
+     * Takes back the nodes, cards and pending and firing alerts of a checkpoint, before any probe connects: a
+     * node silent since before the restart pages {@code node-silent} when a clean run would, a pending alert
+     * fires at its original deadline. The ledger is written at every transition and the checkpoint up to
+     * seconds later, so a firing alert the ledger no longer holds live is not taken back (it ended, or its page
+     * was never stored) and fires again if its condition still holds.
+     */
+    private void restoreEvaluation(Evaluation held, List<Alert> live) {
+        if (held.nodes().isEmpty() && held.alerts().isEmpty()) {
+            return;
+        }
+        long now = clock.millis();
+        int skippedWindows = 0;
+        int cards = 0;
+        for (NodeImage n : held.nodes()) {
+            skippedWindows += fleet.restore(n);
+            cards += n.cards().size();
+        }
+        Set<String> firing = new HashSet<>();
+        for (Alert a : live) {
+            firing.add(a.rule() + "\n" + evaluator.instanceKey(a.rule(), a.labels()));
+        }
+        int alerts = 0;
+        for (AlertImage a : held.alerts()) {
+            if (a.state() == AlertState.FIRING && !firing.contains(a.rule() + "\n" + a.instance())) {
+                continue;
+            }
+            if (evaluator.engine().restore(a, now + Checkpoint.GRACE_MS)) {
+                alerts++;
+            }
+        }
+        LOG.info("took back the evaluation of " + held.nodes().size() + " nodes, " + cards + " cards and " + alerts
+                + " pending or firing alerts from " + checkpoint.file() + ", as of " + (now - held.at())
+                + " ms ago" + (skippedWindows == 0 ? "" : "; " + skippedWindows
+                + " windows of series the rules no longer read as before start empty"));
+    }
+
+    /** The evaluation as it is now, for the checkpoint; on the event loop. */
+    private Evaluation evaluationNow() {
+        return new Evaluation(clock.millis(), fleet.images(), evaluator.engine().images());
     }
 
     /**
@@ -320,8 +376,36 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
             outbox.stop();
         }
         Future<Void> saved = baselines == null ? Future.succeededFuture() : baselines.stop(fleet.baselines());
+        if (checkpoint != null) {
+            saved = saved.compose(v -> checkpoint.stop());
+        }
         return saved.compose(v -> server == null ? Future.succeededFuture() : server.close())
                 .compose(v -> store == null ? Future.succeededFuture() : store.close());
+    }
+
+    /**
+     * One periodic pass at the clock's now: every rule on the tick, then due groups; call on the event loop
+     * ({@link #onEventLoop}).
+     */
+    public void tick() {
+        evaluator.tick(clock.millis(), config.tickMs());
+        dispatcher.tick();
+    }
+
+    /**
+     * Runs {@code task} on the gateway's event loop, between two frames, and completes with its result: for tools
+     * and tests that drive a gateway in-process (frames through {@link #hello}/{@link #frame}, {@link #tick}).
+     */
+    public <T> Future<T> onEventLoop(Supplier<T> task) {
+        Promise<T> done = Promise.promise();
+        context.runOnContext(v -> {
+            try {
+                done.complete(task.get());
+            } catch (RuntimeException e) {
+                done.fail(e);
+            }
+        });
+        return done.future();
     }
 
     /** The port actually bound, once started. */
@@ -349,6 +433,8 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     @Override
     public void hello(Hello hello) {
         fleet.hello(hello, clock.millis());
+        evaluator.heardAgain(hello.node());
+        changed();
     }
 
     @Override
@@ -362,6 +448,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 evaluator.card(card, now);
             }
             evaluator.node(fleet.node(node), now);
+            changed();
         } else if (frame instanceof App a) {
             evaluator.app(node, a, now);
         } else if (frame instanceof Sched s) {
@@ -401,7 +488,15 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         return Optional.ofNullable(reloader);
     }
 
+    /** A change the checkpoint should hold soon: a node's hello, an event, an alert's transition. */
+    private void changed() {
+        if (checkpoint != null) {
+            checkpoint.changed();
+        }
+    }
+
     private void transition(Transition t) {
+        changed();
         ledger.apply(t, n -> {
             if (cluster != null) {
                 cluster.record(n);
@@ -430,6 +525,11 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     /** The cluster this gateway is one of, if any. */
     public Optional<Cluster> cluster() {
         return Optional.ofNullable(cluster);
+    }
+
+    /** What keeps the evaluation across restarts, when this gateway runs on a data directory. */
+    public Optional<Checkpoint> checkpoint() {
+        return Optional.ofNullable(checkpoint);
     }
 
     /** The store, when this gateway runs on a data directory and has opened it. */

@@ -14,11 +14,14 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -39,6 +42,8 @@ public final class RuleEngine {
     private final LongSupplier nanoClock;
     private final Map<String, Map<String, Slot>> instances = new HashMap<>();
     private final Map<String, Diagnostic> errors = new LinkedHashMap<>();
+    /** Instances with an alert still in its grace after a restore: few, so ending a node's grace is cheap. */
+    private final Set<String> graced = new HashSet<>();
     private final Map<String, DisabledRule> disabled = new LinkedHashMap<>();
     private final Map<String, Deque<Long>> overruns = new HashMap<>();
     private final Map<String, Penalty> penalties = new HashMap<>();
@@ -523,6 +528,7 @@ public final class RuleEngine {
         slot.activeSince = image.activeSince();
         slot.falseSince = image.falseSince();
         slot.graceUntil = graceUntil;
+        graced.add(image.instance());
         slot.pendingSinceNanos = nanoClock.getAsLong();
         if (image.labels() != null) {
             AlertState from = image.state() == AlertState.FIRING ? AlertState.PENDING : AlertState.INACTIVE;
@@ -531,6 +537,23 @@ public final class RuleEngine {
         }
         instances.computeIfAbsent(image.instance(), k -> new HashMap<>()).put(image.rule(), slot);
         return true;
+    }
+
+    /**
+     * Ends the grace of the restored alerts of the instances {@code which} accepts, whose data is flowing again
+     * (their node said hello after the restart): from now on their conditions decide as usual.
+     */
+    public void endGrace(Predicate<String> which) {
+        graced.removeIf(key -> {
+            if (!which.test(key)) {
+                return false;
+            }
+            Map<String, Slot> slots = instances.get(key);
+            if (slots != null) {
+                slots.values().forEach(slot -> slot.graceUntil = Long.MIN_VALUE);
+            }
+            return true;
+        });
     }
 
     /** The current state of a rule for an instance. */
