@@ -227,4 +227,32 @@ class CheckpointRestartTest {
                 new Outcome("hot", T0 + 1_000, T0 + 330_000), new Outcome("node-silent", T0 + 51_000, 0)), clean);
         assertEquals(clean, run(vertx, "killed", hotThenGone, 400, 25, 5));
     }
+
+    @Test
+    void aCorruptOrTruncatedCheckpointNeverStopsStartAndItsGoodLinesAreTaken(Vertx vertx) throws Exception {
+        Path data = dir.resolve("corrupt");
+        Files.createDirectories(data);
+        Hello other = new Hello(1, "node-2", "boot-1", "probe", "570.1", "12.570", Map.of(), List.of());
+        Path file = data.resolve(EvaluationFile.FILE_NAME);
+        Gateway g = gateway(data);
+        String id = await(vertx.deployVerticle(g));
+        drive(g, () -> {
+            g.hello(HELLO);
+            g.hello(other);
+        });
+        await(vertx.undeploy(id));
+        List<String> lines = Files.readAllLines(file);
+        assertEquals(4, lines.size(), "header, node-1, its card, node-2: " + lines);
+        // the card line cut mid-way (a disk that lost the tail of a write) and garbage after the last line
+        lines.set(2, lines.get(2).substring(0, 30));
+        lines.add("\u0000\u0000{not json");
+        Files.write(file, lines);
+        now.set(T0 + 10_000);
+        Gateway back = gateway(data);
+        String again = await(vertx.deployVerticle(back));
+        List<String> nodes = await(back.onEventLoop(() -> back.fleet().nodes().stream()
+                .map(n -> n.name() + ":" + n.cards().size()).toList()));
+        assertEquals(List.of("node-1:1", "node-2:0"), nodes, "node-1 keeps the card its hello listed");
+        await(vertx.undeploy(again));
+    }
 }
