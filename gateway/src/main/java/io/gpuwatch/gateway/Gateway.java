@@ -6,6 +6,7 @@ import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.baseline.BaselineKeeper;
 import io.gpuwatch.gateway.checkpoint.Checkpoint;
 import io.gpuwatch.gateway.checkpoint.Evaluation;
+import io.gpuwatch.gateway.checkpoint.EvaluationFile;
 import io.gpuwatch.gateway.cluster.Cluster;
 import io.gpuwatch.gateway.cluster.Replica;
 import io.gpuwatch.gateway.cluster.SharedAlerts;
@@ -58,7 +59,10 @@ import io.vertx.ext.web.Router;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -94,6 +98,8 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private RuleReloader reloader;
     private BaselineKeeper baselines;
     private Checkpoint checkpoint;
+    private long shareTimer = -1;
+    private boolean sharing;
     private Evaluator evaluator;
     private ProbeEndpoint probes;
     private HttpServer server;
@@ -194,6 +200,9 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                     ready = true;
                     if (checkpoint != null) {
                         checkpoint.start();
+                    }
+                    if (cluster != null) {
+                        shareTimer = vertx.setPeriodic(Checkpoint.PERIOD_MS, id -> shareEvaluation());
                     }
                     if (digests != null) {
                         digests.start(vertx, new Digests.Sources(() -> ledger, fleet, () -> rules));
@@ -343,11 +352,73 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                         a.activeSince(), a.annotations().get("summary"), a.annotations().get("description")));
             }
             return (Void) null;
+        }).compose(v -> cluster.evaluationOf(node)).map(text -> {
+            adoptEvaluation(node, text);
+            return (Void) null;
         }).recover(e -> {
             // the node is served all the same; its alerts fire again if their condition still holds
             LOG.warning("could not read node " + node + "'s alerts from the cluster: " + e.getMessage());
             return Future.succeededFuture();
         });
+    }
+
+    /**
+     * Shares what this gateway evaluates of each node it owns with the cluster ({@link Cluster#EVALUATION}), so
+     * that the gateway taking a node over when this one dies goes on from there: captured here, encoded on a
+     * worker, one round at a time. Completes when every node's part is in the map (or failed, logged).
+     */
+    public Future<Void> shareEvaluation() {
+        if (cluster == null || sharing) {
+            return Future.succeededFuture();
+        }
+        sharing = true;
+        Evaluation now = evaluationNow();
+        return vertx.executeBlocking(() -> {
+            Map<String, String> parts = new LinkedHashMap<>();
+            for (NodeImage n : now.nodes()) {
+                parts.put(n.name(), EvaluationFile.encode(now.part(n)));
+            }
+            return parts;
+        }, false).compose(parts -> {
+            List<Future<Void>> puts = new ArrayList<>();
+            parts.forEach((node, text) -> {
+                if (cluster.owns(node)) {
+                    puts.add(cluster.shareEvaluation(node, text));
+                }
+            });
+            return Future.all(puts).<Void>mapEmpty();
+        }).onComplete(r -> {
+            sharing = false;
+            if (r.failed()) {
+                LOG.warning("could not share the evaluation with the cluster: " + r.cause().getMessage());
+            }
+        });
+    }
+
+    /**
+     * Takes back the evaluation of {@code node} its former owner shared ({@code text}, null when none): its cards,
+     * windows, events and when it was last heard, unless this gateway knows the node already, and its pending
+     * alerts and the precise state of its firing ones (the shared alerts made them firing just before).
+     */
+    private void adoptEvaluation(String node, String text) {
+        if (text == null) {
+            return;
+        }
+        EvaluationFile.Loaded loaded = EvaluationFile.decode(text, Cluster.EVALUATION + "[" + node + "]");
+        loaded.problems().forEach(LOG::warning);
+        long graceUntil = clock.millis() + Checkpoint.GRACE_MS;
+        for (NodeImage n : loaded.evaluation().nodes()) {
+            if (n.name().equals(node)) {
+                fleet.restore(n);
+            }
+        }
+        for (AlertImage a : loaded.evaluation().alerts()) {
+            boolean firing = evaluator.engine().state(a.rule(), a.instance()) == AlertState.FIRING;
+            // a firing alert the shared alerts no longer hold has resolved meanwhile
+            if (a.state() == AlertState.PENDING ? !firing : firing) {
+                evaluator.engine().restore(a, graceUntil);
+            }
+        }
     }
 
     /** A gateway that did not start lets go of its store, so a retry in this process can open it again. */
@@ -365,6 +436,9 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         ready = false;
         if (digests != null) {
             digests.stop();
+        }
+        if (shareTimer >= 0) {
+            vertx.cancelTimer(shareTimer);
         }
         if (cluster != null) {
             cluster.stop();

@@ -1,6 +1,8 @@
 package io.gpuwatch.gateway.checkpoint;
 
+import io.gpuwatch.gateway.state.CardState;
 import io.gpuwatch.gateway.state.NodeImage;
+import io.gpuwatch.gateway.state.NodeState;
 import io.gpuwatch.rules.eval.AlertImage;
 
 import java.util.List;
@@ -16,5 +18,13 @@ public record Evaluation(long at, List<NodeImage> nodes, List<AlertImage> alerts
     public Evaluation {
         nodes = List.copyOf(nodes);
         alerts = List.copyOf(alerts);
+    }
+
+    /** The part about {@code node}: the node, and the alerts of it and its cards; what a cluster hands over. */
+    public Evaluation part(NodeImage node) {
+        String nodeKey = NodeState.key(node.name());
+        String cardPrefix = CardState.key(node.name(), "");
+        return new Evaluation(at, List.of(node), alerts.stream()
+                .filter(a -> a.instance().equals(nodeKey) || a.instance().startsWith(cardPrefix)).toList());
     }
 }
