@@ -32,6 +32,7 @@ import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.state.CardState;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.gateway.state.NodeImage;
+import io.gpuwatch.gateway.state.NodeState;
 import io.gpuwatch.gateway.store.AsyncStore;
 import io.gpuwatch.gateway.store.Backoff;
 import io.gpuwatch.gateway.store.StoreException;
@@ -81,6 +82,8 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private static final Logger LOG = Logger.getLogger(Gateway.class.getName());
     private static final int HISTORY_LIMIT = 10_000;
     private static final Duration OUTBOX_POLL = Duration.ofSeconds(1);
+    /** Nodes copied per event-loop turn for a checkpoint: some 2,000 cards, a few milliseconds. */
+    private static final int CAPTURE_BATCH = 256;
 
     private final GatewayConfig config;
     private final Supplier<TokenFile> tokens;
@@ -202,7 +205,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                         checkpoint.start();
                     }
                     if (cluster != null) {
-                        shareTimer = vertx.setPeriodic(Checkpoint.PERIOD_MS, id -> shareEvaluation());
+                        shareTimer = vertx.setTimer(Checkpoint.PERIOD_MS, id -> shareRound());
                     }
                     if (digests != null) {
                         digests.start(vertx, new Digests.Sources(() -> ledger, fleet, () -> rules));
@@ -300,9 +303,30 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 + " windows of series the rules no longer read as before start empty"));
     }
 
-    /** The evaluation as it is now, for the checkpoint; on the event loop. */
-    private Evaluation evaluationNow() {
-        return new Evaluation(clock.millis(), fleet.images(), evaluator.engine().images());
+    /**
+     * The evaluation as it is now, for the checkpoint and the cluster: copied on the event loop
+     * {@value #CAPTURE_BATCH} nodes a turn, so frames keep flowing while a large fleet is copied.
+     */
+    private Future<Evaluation> evaluationNow() {
+        List<String> names = fleet.nodes().stream().map(NodeState::name).toList();
+        Promise<Evaluation> done = Promise.promise();
+        capture(names, 0, new ArrayList<>(names.size()), done);
+        return done.future();
+    }
+
+    private void capture(List<String> names, int from, List<NodeImage> into, Promise<Evaluation> done) {
+        int to = Math.min(names.size(), from + CAPTURE_BATCH);
+        for (int i = from; i < to; i++) {
+            NodeImage n = fleet.image(names.get(i));
+            if (n != null) {
+                into.add(n);
+            }
+        }
+        if (to == names.size()) {
+            done.complete(new Evaluation(clock.millis(), into, evaluator.engine().images()));
+        } else {
+            context.runOnContext(v -> capture(names, to, into, done));
+        }
     }
 
     /**
@@ -362,6 +386,18 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         });
     }
 
+    /** Shares the evaluation, then waits {@link Checkpoint#PERIOD_MS}, or longer to stay within its duty cycle. */
+    private void shareRound() {
+        long started = System.nanoTime();
+        shareEvaluation().onComplete(r -> {
+            if (ready) {
+                long tookMs = (System.nanoTime() - started) / 1_000_000;
+                long waitMs = Math.max(Checkpoint.PERIOD_MS, (long) (tookMs * (1 / Checkpoint.DUTY - 1)));
+                shareTimer = vertx.setTimer(waitMs, id -> shareRound());
+            }
+        });
+    }
+
     /**
      * Shares what this gateway evaluates of each node it owns with the cluster ({@link Cluster#EVALUATION}), so
      * that the gateway taking a node over when this one dies goes on from there: captured here, encoded on a
@@ -372,14 +408,13 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
             return Future.succeededFuture();
         }
         sharing = true;
-        Evaluation now = evaluationNow();
-        return vertx.executeBlocking(() -> {
+        return evaluationNow().compose(now -> vertx.executeBlocking(() -> {
             Map<String, String> parts = new LinkedHashMap<>();
             for (NodeImage n : now.nodes()) {
                 parts.put(n.name(), EvaluationFile.encode(now.part(n)));
             }
             return parts;
-        }, false).compose(parts -> {
+        }, false)).compose(parts -> {
             List<Future<Void>> puts = new ArrayList<>();
             parts.forEach((node, text) -> {
                 if (cluster.owns(node)) {

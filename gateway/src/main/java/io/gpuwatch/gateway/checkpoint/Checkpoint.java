@@ -13,8 +13,11 @@ import java.util.logging.Logger;
  * Keeps a gateway's evaluation in {@code DIR/evaluation.jsonl} across restarts: read once at start, written at
  * most {@link #CHANGE_DELAY_MS} after a change that matters (a node's hello, an event, an alert's transition),
  * every {@link #PERIOD_MS} for the windows, and on stop. The state is captured on the event loop that owns it
- * (copies of the arrays) and encoded and written on a worker, one write at a time: a change during a write asks for
- * one more write after it, never a queue of them. A failed write is logged and evaluation goes on.
+ * (copies of the arrays, a batch of nodes per turn) and encoded and written on a worker, one write at a time: a
+ * change during a write asks for one more write after it, never a queue of them. Writes take at most
+ * {@link #DUTY} of the time: after a write that took {@code d} from capture to disk, the next waits at least
+ * {@code d × (1 / DUTY − 1)}, so a large fleet is checkpointed less often rather than at a larger cost. A failed
+ * write is logged and evaluation goes on.
  */
 public final class Checkpoint {
     /** How often the evaluation is written while it runs. */
@@ -28,20 +31,30 @@ public final class Checkpoint {
      */
     public static final long GRACE_MS = 15_000;
 
+    /** The most of the time checkpoint writes may take, capture and write together. */
+    public static final double DUTY = 0.05;
+
     private static final Logger LOG = Logger.getLogger(Checkpoint.class.getName());
 
     private final Context context;
     private final Path file;
-    private final Supplier<Evaluation> capture;
+    private final Supplier<Future<Evaluation>> capture;
     private long periodic = -1;
     private long soon = -1;
     private boolean writing;
     private boolean again;
     private Promise<Void> next;
     private long writes;
+    /** When (nano time) the duty cycle lets the next write start. */
+    private long notBefore = Long.MIN_VALUE;
+    private long lastWriteNanos;
+    private boolean stopping;
 
-    /** Keeps what {@code capture} returns (called on {@code context}) in {@code dataDir}. */
-    public Checkpoint(Context context, Path dataDir, Supplier<Evaluation> capture) {
+    /**
+     * Keeps what {@code capture} completes with in {@code dataDir}; it is called on {@code context} and may take
+     * several turns of it.
+     */
+    public Checkpoint(Context context, Path dataDir, Supplier<Future<Evaluation>> capture) {
         this.context = context;
         this.file = dataDir.resolve(EvaluationFile.FILE_NAME);
         this.capture = capture;
@@ -87,7 +100,15 @@ public final class Checkpoint {
      * the text holding this moment's state is on disk (or failed). Call on the context.
      */
     public Future<Void> save() {
-        if (writing) {
+        return save(false);
+    }
+
+    private Future<Void> save(boolean now) {
+        long wait = notBefore == Long.MIN_VALUE ? 0 : notBefore - System.nanoTime();
+        if (writing || (!now && wait > 0)) {
+            if (!writing && !again) {
+                context.owner().setTimer(Math.max(1, wait / 1_000_000), id -> drain());
+            }
             again = true;
             if (next == null) {
                 next = Promise.promise();
@@ -95,24 +116,42 @@ public final class Checkpoint {
             return next.future();
         }
         writing = true;
-        Evaluation e = capture.get();
-        return context.<Void>executeBlocking(() -> {
+        long started = System.nanoTime();
+        return capture.get().compose(e -> context.<Void>executeBlocking(() -> {
             EvaluationFile.write(file, e);
             return null;
-        }, false).onComplete(r -> {
+        }, false)).onComplete(r -> {
             writing = false;
+            long took = System.nanoTime() - started;
+            lastWriteNanos = took;
+            notBefore = System.nanoTime() + (long) (took * (1 / DUTY - 1));
             if (r.failed()) {
                 LOG.warning(file + ": cannot write the evaluation: " + describe(r.cause()));
             } else {
                 writes++;
             }
             if (again) {
-                again = false;
-                Promise<Void> waiting = next;
-                next = null;
-                save().onComplete(waiting);
+                // the last write, on stop, waits for nothing but the one under way
+                long left = stopping ? 0 : notBefore - System.nanoTime();
+                context.owner().setTimer(Math.max(1, left / 1_000_000), id -> drain());
             }
         }).otherwiseEmpty();
+    }
+
+    /** Makes the write asked for while one was under way or the duty cycle held it back. */
+    private void drain() {
+        if (!again || writing) {
+            return;
+        }
+        again = false;
+        Promise<Void> waiting = next;
+        next = null;
+        save(true).onComplete(waiting);
+    }
+
+    /** How long the latest write took, from the start of its capture until it was on disk. */
+    public long lastWriteNanos() {
+        return lastWriteNanos;
     }
 
     /** Writes completed since start. */
@@ -122,6 +161,7 @@ public final class Checkpoint {
 
     /** Stops the timers and writes a last time; completes once written or failed. Call on the context. */
     public Future<Void> stop() {
+        stopping = true;
         if (periodic >= 0) {
             context.owner().cancelTimer(periodic);
             periodic = -1;
@@ -130,7 +170,14 @@ public final class Checkpoint {
             context.owner().cancelTimer(soon);
             soon = -1;
         }
-        return save();
+        if (writing) {
+            again = true;
+            if (next == null) {
+                next = Promise.promise();
+            }
+            return next.future();
+        }
+        return save(true);
     }
 
     private static String describe(Throwable e) {
