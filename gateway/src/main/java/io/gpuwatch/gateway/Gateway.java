@@ -304,20 +304,22 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     }
 
     /**
-     * The evaluation as it is now, for the checkpoint and the cluster: copied on the event loop
-     * {@value #CAPTURE_BATCH} nodes a turn, so frames keep flowing while a large fleet is copied.
+     * The evaluation as it is now, the windows too when {@code withWindows}, for the checkpoint and the cluster:
+     * copied on the event loop {@value #CAPTURE_BATCH} nodes a turn, so frames keep flowing while a large fleet is
+     * copied.
      */
-    private Future<Evaluation> evaluationNow() {
+    private Future<Evaluation> evaluationNow(boolean withWindows) {
         List<String> names = fleet.nodes().stream().map(NodeState::name).toList();
         Promise<Evaluation> done = Promise.promise();
-        capture(names, 0, new ArrayList<>(names.size()), done);
+        capture(names, 0, withWindows, new ArrayList<>(names.size()), done);
         return done.future();
     }
 
-    private void capture(List<String> names, int from, List<NodeImage> into, Promise<Evaluation> done) {
+    private void capture(List<String> names, int from, boolean withWindows, List<NodeImage> into,
+                         Promise<Evaluation> done) {
         int to = Math.min(names.size(), from + CAPTURE_BATCH);
         for (int i = from; i < to; i++) {
-            NodeImage n = fleet.image(names.get(i));
+            NodeImage n = fleet.image(names.get(i), withWindows);
             if (n != null) {
                 into.add(n);
             }
@@ -325,7 +327,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         if (to == names.size()) {
             done.complete(new Evaluation(clock.millis(), into, evaluator.engine().images()));
         } else {
-            context.runOnContext(v -> capture(names, to, into, done));
+            context.runOnContext(v -> capture(names, to, withWindows, into, done));
         }
     }
 
@@ -408,7 +410,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
             return Future.succeededFuture();
         }
         sharing = true;
-        return evaluationNow().compose(now -> vertx.executeBlocking(() -> {
+        return evaluationNow(true).compose(now -> vertx.executeBlocking(() -> {
             Map<String, String> parts = new LinkedHashMap<>();
             for (NodeImage n : now.nodes()) {
                 parts.put(n.name(), EvaluationFile.encode(now.part(n)));

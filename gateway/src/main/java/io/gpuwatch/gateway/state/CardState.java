@@ -136,10 +136,10 @@ public final class CardState implements ScopeView {
         events.add(ts, kind, code);
     }
 
-    /** What this card holds, for a checkpoint; the window arrays are copies. */
-    CardImage image() {
-        List<CardImage.Window> images = new ArrayList<>(windows.length);
-        for (int i = 0; i < windows.length; i++) {
+    /** What this card holds, for a checkpoint, its windows (copies) only when {@code withWindows}. */
+    CardImage image(boolean withWindows) {
+        List<CardImage.Window> images = new ArrayList<>(withWindows ? windows.length : 0);
+        for (int i = 0; withWindows && i < windows.length; i++) {
             MetricWindow w = windows[i];
             images.add(new CardImage.Window(specs.get(i).name(), w.shape().horizonMs(), w.keepsTransitions(),
                     w.image()));

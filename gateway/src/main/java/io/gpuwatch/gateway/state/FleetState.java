@@ -152,15 +152,18 @@ public final class FleetState {
     public List<NodeImage> images() {
         List<NodeImage> out = new ArrayList<>(nodes.size());
         for (NodeState n : nodes.values()) {
-            out.add(n.image());
+            out.add(n.image(true));
         }
         return out;
     }
 
-    /** What the fleet holds of {@code node} now, or null for a node it does not know. */
-    public NodeImage image(String node) {
+    /**
+     * What the fleet holds of {@code node} now, its cards' windows only when {@code withWindows}; null for a node it
+     * does not know.
+     */
+    public NodeImage image(String node, boolean withWindows) {
         NodeState n = nodes.get(node);
-        return n == null ? null : n.image();
+        return n == null ? null : n.image(withWindows);
     }
 
     /**

@@ -111,11 +111,11 @@ public final class NodeState implements ScopeView {
         });
     }
 
-    /** What this node holds, for a checkpoint. */
-    NodeImage image() {
+    /** What this node holds, for a checkpoint, its cards' windows only when {@code withWindows}. */
+    NodeImage image(boolean withWindows) {
         List<CardImage> images = new ArrayList<>(cards.size());
         for (CardState card : cards.values()) {
-            images.add(card.image());
+            images.add(card.image(withWindows));
         }
         return new NodeImage(name, hello, lastFrameAt, List.copyOf(lost), events.entries(), images);
     }

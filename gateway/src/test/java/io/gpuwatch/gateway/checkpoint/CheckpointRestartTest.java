@@ -103,7 +103,7 @@ class CheckpointRestartTest {
     /**
      * Runs {@code seconds} seconds: at each second the card's temperature {@code temp} gives (null: the node is
      * silent) arrives, then the gateway ticks. With {@code killAt} > 0 the gateway is killed at that second, just
-     * after a checkpoint write, and is down for {@code downFor} seconds.
+     * after a checkpoint write (both files), and is down for {@code downFor} seconds.
      */
     private List<Outcome> run(Vertx vertx, String name, LongFunction<Double> temp, int seconds, int killAt,
                               int downFor) throws Exception {
@@ -125,12 +125,16 @@ class CheckpointRestartTest {
                 if (s == killAt) {
                     Gateway killed = g;
                     await(killed.onEventLoop(() -> killed.checkpoint().orElseThrow().save()).compose(f -> f));
-                    Path file = data.resolve(EvaluationFile.FILE_NAME);
-                    Path written = data.resolve("as-killed.jsonl");
-                    Files.copy(file, written, StandardCopyOption.REPLACE_EXISTING);
+                    List<Path> files = List.of(data.resolve(EvaluationFile.FILE_NAME),
+                            data.resolve(Checkpoint.WINDOWS_FILE_NAME));
+                    for (Path f : files) {
+                        Files.copy(f, data.resolve(f.getFileName() + ".as-killed"), StandardCopyOption.REPLACE_EXISTING);
+                    }
                     await(vertx.undeploy(id));
                     // a SIGKILL writes nothing on the way out: the last periodic or change-driven write is what is left
-                    Files.move(written, file, StandardCopyOption.REPLACE_EXISTING);
+                    for (Path f : files) {
+                        Files.move(data.resolve(f.getFileName() + ".as-killed"), f, StandardCopyOption.REPLACE_EXISTING);
+                    }
                 }
                 if (sample != null) {
                     buffered.add(sample);

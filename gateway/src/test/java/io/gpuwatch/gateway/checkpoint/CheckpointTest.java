@@ -17,7 +17,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** When the checkpoint writes: soon after a change, once for a burst of changes, and always on stop. */
+/**
+ * When the checkpoint writes: the file without windows soon after a change, once for a burst of changes; both
+ * files on stop.
+ */
 @ExtendWith(VertxExtension.class)
 class CheckpointTest {
     @TempDir
@@ -30,9 +33,11 @@ class CheckpointTest {
     @Test
     void aBurstOfChangesIsWrittenOnceWithinTheDelayAndStopWritesTheLast(Vertx vertx) throws Exception {
         AtomicInteger captures = new AtomicInteger();
+        AtomicInteger withWindows = new AtomicInteger();
         Context context = vertx.getOrCreateContext();
-        Checkpoint c = new Checkpoint(context, dir, () -> Future.succeededFuture(
-                new Evaluation(captures.incrementAndGet(), List.of(), List.of())));
+        Checkpoint c = new Checkpoint(context, dir, windows -> Future.succeededFuture(
+                new Evaluation(windows ? withWindows.incrementAndGet() : captures.incrementAndGet(), List.of(),
+                        List.of())));
         context.runOnContext(v -> {
             c.start();
             for (int i = 0; i < 100; i++) {
@@ -47,9 +52,12 @@ class CheckpointTest {
         assertTrue(Files.exists(file), "written within the change delay");
         Thread.sleep(300);
         assertEquals(1, captures.get(), "a hundred changes, one write");
+        assertEquals(0, withWindows.get(), "the windows wait for their period");
         Future<Void> stopped = Future.future(p -> context.runOnContext(v -> c.stop().onComplete(p)));
         await(stopped);
         assertEquals(2, captures.get());
+        assertEquals(1, withWindows.get());
         assertEquals(2, EvaluationFile.read(file).evaluation().at(), "the file holds the last capture");
+        assertEquals(1, EvaluationFile.read(c.windowsFile()).evaluation().at());
     }
 }
