@@ -5,6 +5,8 @@ import io.gpuwatch.gateway.checkpoint.Evaluation;
 import io.gpuwatch.gateway.checkpoint.EvaluationFile;
 import io.gpuwatch.gateway.eval.Evaluator;
 import io.gpuwatch.gateway.state.FleetState;
+import io.gpuwatch.gateway.state.NodeImage;
+import io.gpuwatch.gateway.state.NodeState;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -26,6 +28,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -118,6 +121,25 @@ public class CheckpointBench {
         b.cards = args.length > 1 ? Integer.parseInt(args[1]) : 50_000;
         int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 10;
         b.setUp();
+        Path changes = b.dir.resolve("changes.jsonl");
+        Evaluation small = b.capture(false);
+        EvaluationFile.write(changes, small);
+        System.out.printf("%s without windows is %,d bytes, %,d per card%n", EvaluationFile.FILE_NAME,
+                Files.size(changes), Files.size(changes) / b.cards);
+        com.sun.management.OperatingSystemMXBean osBean =
+                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        for (int i = 0; i < 3; i++) {
+            EvaluationFile.write(changes, b.capture(false));
+        }
+        long c0 = osBean.getProcessCpuTime();
+        for (int i = 0; i < rounds; i++) {
+            EvaluationFile.write(changes, b.capture(false));
+        }
+        double changesS = (osBean.getProcessCpuTime() - c0) / 1e9 / rounds;
+        double changesInterval = Math.max(Checkpoint.PERIOD_MS / 1000.0, changesS * (1 / Checkpoint.DUTY - 1));
+        System.out.printf("without windows: %.3f CPU-s per write, one every %.1f s: %.4f CPU-s per million "
+                + "samples%n", changesS, changesInterval, changesS / (b.cards * SAMPLES_PER_CARD * changesInterval) * 1e6);
+        Files.delete(changes);
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -144,10 +166,18 @@ public class CheckpointBench {
         b.tearDown();
     }
 
-    /** The event loop's share: a copy of everything the checkpoint holds. */
+    /** The event loop's share of {@code windows.jsonl}: a copy of everything the checkpoint holds. */
     @Benchmark
     public Evaluation capture() {
-        return new Evaluation(now, fleet.images(), evaluator.engine().images());
+        return capture(true);
+    }
+
+    private Evaluation capture(boolean withWindows) {
+        List<NodeImage> nodes = new ArrayList<>();
+        for (NodeState n : fleet.nodes()) {
+            nodes.add(fleet.image(n.name(), withWindows));
+        }
+        return new Evaluation(now, nodes, evaluator.engine().images());
     }
 
     /** The worker's share: encoding the copy and writing it, temporary file and move included. */

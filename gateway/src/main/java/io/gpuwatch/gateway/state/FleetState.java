@@ -148,15 +148,6 @@ public final class FleetState {
         return node;
     }
 
-    /** What the fleet holds of its nodes and cards now, for a checkpoint; call on the fleet's thread. */
-    public List<NodeImage> images() {
-        List<NodeImage> out = new ArrayList<>(nodes.size());
-        for (NodeState n : nodes.values()) {
-            out.add(n.image(true));
-        }
-        return out;
-    }
-
     /**
      * What the fleet holds of {@code node} now, its cards' windows only when {@code withWindows}; null for a node it
      * does not know.
