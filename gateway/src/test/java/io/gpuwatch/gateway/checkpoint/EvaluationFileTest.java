@@ -122,4 +122,24 @@ class EvaluationFileTest {
         assertEquals(List.of(file + ":1: evaluation file version 7 is not 1 (written by another gpuwatch?); nothing"
                 + " of the file is taken"), loaded.problems());
     }
+
+    @Test
+    void theNewerFileGivesEverythingButTheWindowsWhichComeFromTheFileThatHasThem() {
+        Evaluation all = sample();
+        CardImage card = all.nodes().get(0).cards().get(0);
+        CardImage later = new CardImage(card.uuid(), card.lastSampleAt() + 5_000, "train-8", "bo", "ads",
+                card.events(), List.of());
+        CardImage added = new CardImage("GPU-2", card.lastSampleAt() + 5_000, null, null, null, List.of(), List.of());
+        NodeImage node = all.nodes().get(0);
+        Evaluation newer = new Evaluation(all.at() + 5_000, List.of(new NodeImage(node.name(), node.hello(),
+                node.lastFrameAt() + 5_000, node.lost(), node.events(), List.of(later, added))), List.of());
+        Evaluation merged = newer.withWindowsOf(all);
+        assertEquals(newer.at(), merged.at());
+        assertEquals(List.of(), merged.alerts(), "the newer file's alerts");
+        NodeImage n = merged.nodes().get(0);
+        assertEquals(node.lastFrameAt() + 5_000, n.lastFrameAt());
+        assertEquals("train-8", n.cards().get(0).task());
+        assertEquals(card.windows(), n.cards().get(0).windows(), "the windows of the file that has them");
+        assertEquals(List.of(), n.cards().get(1).windows(), "a card the older file lacks has none");
+    }
 }
