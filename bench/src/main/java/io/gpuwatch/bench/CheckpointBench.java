@@ -92,11 +92,11 @@ public class CheckpointBench {
         }
         captured = capture();
         dir = Files.createTempDirectory("checkpoint-bench");
-        file = dir.resolve(EvaluationFile.FILE_NAME);
+        file = dir.resolve(Checkpoint.WINDOWS_FILE_NAME);
         write();
         long bytes = Files.size(file);
         System.out.printf("%n%s, %,d cards: %s is %,d bytes, %,d per card; windows and event logs on the heap %,d "
-                        + "bytes per card; %,d pending or firing alerts%n", rules, cards, EvaluationFile.FILE_NAME,
+                        + "bytes per card; %,d pending or firing alerts%n", rules, cards, Checkpoint.WINDOWS_FILE_NAME,
                 bytes, bytes / cards, fleet.retainedBytes() / cards, captured.alerts().size());
     }
 
