@@ -113,9 +113,7 @@ public final class Evaluator {
      * waiting out their grace, since what its probe buffered arrives now.
      */
     public void heardAgain(String node) {
-        String nodeKey = NodeState.key(node);
-        String cardPrefix = CardState.key(node, "");
-        engine.endGrace(key -> key.equals(nodeKey) || key.startsWith(cardPrefix));
+        engine.endGrace(NodeState.key(node), CardState.key(node, ""));
     }
 
     public RuleEngine engine() {

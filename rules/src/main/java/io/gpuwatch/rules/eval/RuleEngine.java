@@ -14,14 +14,13 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.NavigableSet;
 import java.util.TreeMap;
-import java.util.function.Predicate;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -42,8 +41,8 @@ public final class RuleEngine {
     private final LongSupplier nanoClock;
     private final Map<String, Map<String, Slot>> instances = new HashMap<>();
     private final Map<String, Diagnostic> errors = new LinkedHashMap<>();
-    /** Instances with an alert still in its grace after a restore: few, so ending a node's grace is cheap. */
-    private final Set<String> graced = new HashSet<>();
+    /** Instances with an alert in its grace after a restore, sorted so a node's are found by their key prefix. */
+    private final NavigableSet<String> graced = new TreeSet<>();
     private final Map<String, DisabledRule> disabled = new LinkedHashMap<>();
     private final Map<String, Deque<Long>> overruns = new HashMap<>();
     private final Map<String, Penalty> penalties = new HashMap<>();
@@ -540,20 +539,25 @@ public final class RuleEngine {
     }
 
     /**
-     * Ends the grace of the restored alerts of the instances {@code which} accepts, whose data is flowing again
-     * (their node said hello after the restart): from now on their conditions decide as usual.
+     * Ends the grace of the restored alerts of instance {@code key} and of every instance whose key starts with
+     * {@code keyPrefix}, whose data is flowing again (their node said hello after the restart): from now on their
+     * conditions decide as usual. Costs the logarithm of the alerts in their grace, once per hello.
      */
-    public void endGrace(Predicate<String> which) {
-        graced.removeIf(key -> {
-            if (!which.test(key)) {
-                return false;
-            }
-            Map<String, Slot> slots = instances.get(key);
+    public void endGrace(String key, String keyPrefix) {
+        if (graced.isEmpty()) {
+            return;
+        }
+        List<String> ending = new ArrayList<>(graced.subSet(keyPrefix, true, keyPrefix + Character.MAX_VALUE, false));
+        if (graced.contains(key)) {
+            ending.add(key);
+        }
+        for (String k : ending) {
+            graced.remove(k);
+            Map<String, Slot> slots = instances.get(k);
             if (slots != null) {
                 slots.values().forEach(slot -> slot.graceUntil = Long.MIN_VALUE);
             }
-            return true;
-        });
+        }
     }
 
     /** The current state of a rule for an instance. */
