@@ -4,6 +4,9 @@ import io.gpuwatch.gateway.ack.Acknowledgements;
 import io.gpuwatch.gateway.ack.PagerHook;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.baseline.BaselineKeeper;
+import io.gpuwatch.gateway.checkpoint.Checkpoint;
+import io.gpuwatch.gateway.checkpoint.Evaluation;
+import io.gpuwatch.gateway.checkpoint.EvaluationFile;
 import io.gpuwatch.gateway.cluster.Cluster;
 import io.gpuwatch.gateway.cluster.Replica;
 import io.gpuwatch.gateway.cluster.SharedAlerts;
@@ -29,6 +32,8 @@ import io.gpuwatch.gateway.reload.RuleReloader;
 import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.state.CardState;
 import io.gpuwatch.gateway.state.FleetState;
+import io.gpuwatch.gateway.state.NodeImage;
+import io.gpuwatch.gateway.state.NodeState;
 import io.gpuwatch.gateway.store.AsyncStore;
 import io.gpuwatch.gateway.store.Backoff;
 import io.gpuwatch.gateway.store.StoreException;
@@ -42,6 +47,7 @@ import io.gpuwatch.protocol.Sample;
 import io.gpuwatch.protocol.Sched;
 import io.gpuwatch.rules.Rule;
 import io.gpuwatch.rules.RuleSet;
+import io.gpuwatch.rules.eval.AlertImage;
 import io.gpuwatch.rules.eval.AlertState;
 import io.gpuwatch.rules.eval.Transition;
 import io.vertx.core.Future;
@@ -57,7 +63,9 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -75,6 +83,8 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private static final Logger LOG = Logger.getLogger(Gateway.class.getName());
     private static final int HISTORY_LIMIT = 10_000;
     private static final Duration OUTBOX_POLL = Duration.ofSeconds(1);
+    /** Nodes copied per event-loop turn for a checkpoint: some 2,000 cards, a few milliseconds. */
+    private static final int CAPTURE_BATCH = 256;
 
     private final GatewayConfig config;
     private final Supplier<TokenFile> tokens;
@@ -92,6 +102,9 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private volatile RuleSet rules;
     private RuleReloader reloader;
     private BaselineKeeper baselines;
+    private Checkpoint checkpoint;
+    private long shareTimer = -1;
+    private boolean sharing;
     private Evaluator evaluator;
     private ProbeEndpoint probes;
     private HttpServer server;
@@ -144,10 +157,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         probes = new ProbeEndpoint(vertx, config.ingest(), tokens, this, clock);
         Router router = Router.router(vertx);
         new ApiRoutes(this, access).mount(router);
-        tickTimer = vertx.setPeriodic(config.tickMs(), id -> {
-            evaluator.tick(clock.millis(), config.tickMs());
-            dispatcher.tick();
-        });
+        tickTimer = vertx.setPeriodic(config.tickMs(), id -> tick());
         Future<Void> watching = Future.succeededFuture();
         if (!ruleFiles.paths().isEmpty()) {
             reloader = new RuleReloader(context, ruleFiles, this::reload, clock, rules.rules().size());
@@ -178,8 +188,11 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 .compose(refusal -> refusal.<Future<Void>>map(r -> Future.failedFuture(new IllegalStateException(r)))
                         .orElseGet(Future::succeededFuture));
         Future<Void> joined = allowed.compose(v -> cluster == null ? Future.succeededFuture() : joinCluster());
+        if (config.dataDir() != null) {
+            checkpoint = new Checkpoint(context, config.dataDir(), this::evaluationNow);
+        }
         Future<Void> durable = joined.compose(v -> config.dataDir() == null ? shareState()
-                : openStore(config.dataDir()));
+                : checkpoint.read().compose(held -> openStore(config.dataDir(), held)));
         return Future.all(watching, restored, durable).compose(v -> vertx.createHttpServer(options).requestHandler(request -> {
                             // with no WebSocket handler set, upgrade requests come here too, so the probe
                             // endpoint can refuse one with a plain 401 and its challenge
@@ -197,6 +210,12 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 .onSuccess(s -> {
                     server = s;
                     ready = true;
+                    if (checkpoint != null) {
+                        checkpoint.start();
+                    }
+                    if (cluster != null) {
+                        shareTimer = vertx.setTimer(Checkpoint.PERIOD_MS, id -> shareRound());
+                    }
                     if (digests != null) {
                         digests.start(vertx, new Digests.Sources(() -> ledger, fleet, () -> rules));
                     }
@@ -210,10 +229,11 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     /**
      * Opens the store, loads the silences and the acknowledgements of live alerts back, loads the live alerts
      * back into a persistent ledger, routes every due group through the
-     * outbox and rebuilds the groups from the live alerts, all before the first probe can connect, so nothing
-     * recovered is paged again unless the notification log says it was never delivered.
+     * outbox and rebuilds the groups from the live alerts, and takes back the evaluation {@code held} in the
+     * checkpoint, all before the first probe can connect, so nothing recovered is paged again unless the
+     * notification log says it was never delivered.
      */
-    private Future<Void> openStore(Path dir) {
+    private Future<Void> openStore(Path dir, Evaluation held) {
         return AsyncStore.open(vertx, dir.resolve("gpuwatch"), clock, Backoff.standard())
                 .compose(opened -> {
                     store = opened;
@@ -234,8 +254,13 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                     dispatcher.deliverThrough(cluster == null ? outbox : cluster.claimed(outbox));
                     ledger = persistent;
                     persistent.recover(dispatcher::dispatch);
+                    restoreEvaluation(held, persistent.live());
                     for (Alert a : persistent.live()) {
-                        // the engine forgot its state in the crash; without it the alert would never resolve
+                        String key = evaluator.instanceKey(a.rule(), a.labels());
+                        if (key != null && evaluator.engine().state(a.rule(), key) == AlertState.FIRING) {
+                            continue;
+                        }
+                        // the checkpoint did not hold it; without a state the alert would never resolve
                         if (!evaluator.restore(a.rule(), a.labels(), a.activeSince())) {
                             LOG.warning("alert " + a.rule() + " " + a.labels() + " came back from the store, but its"
                                     + " rule is not loaded or its labels name no instance, so it stays live"
@@ -248,6 +273,71 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 // the store's message names the file and what to do about it; the CLI prints a root cause, which
                 // would be H2's bare reason
                 .recover(e -> Future.failedFuture(e instanceof StoreException ? new StoreException(e.getMessage()) : e));
+    }
+
+    /**
+     * Takes back the nodes, cards and pending and firing alerts of a checkpoint, before any probe connects: a
+     * node silent since before the restart pages {@code node-silent} when a clean run would, a pending alert
+     * fires at its original deadline. The ledger is written at every transition and the checkpoint up to
+     * seconds later, so a firing alert the ledger no longer holds live is not taken back (it ended, or its page
+     * was never stored) and fires again if its condition still holds.
+     */
+    private void restoreEvaluation(Evaluation held, List<Alert> live) {
+        if (held.nodes().isEmpty() && held.alerts().isEmpty()) {
+            return;
+        }
+        long now = clock.millis();
+        int skippedWindows = 0;
+        int cards = 0;
+        for (NodeImage n : held.nodes()) {
+            skippedWindows += fleet.restore(n);
+            cards += n.cards().size();
+        }
+        Set<String> firing = new HashSet<>();
+        for (Alert a : live) {
+            firing.add(a.rule() + "\n" + evaluator.instanceKey(a.rule(), a.labels()));
+        }
+        int alerts = 0;
+        for (AlertImage a : held.alerts()) {
+            if (a.state() == AlertState.FIRING && !firing.contains(a.rule() + "\n" + a.instance())) {
+                continue;
+            }
+            if (evaluator.engine().restore(a, now + Checkpoint.GRACE_MS)) {
+                alerts++;
+            }
+        }
+        LOG.info("took back the evaluation of " + held.nodes().size() + " nodes, " + cards + " cards and " + alerts
+                + " pending or firing alerts from " + checkpoint.file() + ", as of " + (now - held.at())
+                + " ms ago" + (skippedWindows == 0 ? "" : "; " + skippedWindows
+                + " windows of series the rules no longer read as before start empty"));
+    }
+
+    /**
+     * The evaluation as it is now, the windows too when {@code withWindows}, for the checkpoint and the cluster:
+     * copied on the event loop {@value #CAPTURE_BATCH} nodes a turn, so frames keep flowing while a large fleet is
+     * copied.
+     */
+    private Future<Evaluation> evaluationNow(boolean withWindows) {
+        List<String> names = fleet.nodes().stream().map(NodeState::name).toList();
+        Promise<Evaluation> done = Promise.promise();
+        capture(names, 0, withWindows, new ArrayList<>(names.size()), done);
+        return done.future();
+    }
+
+    private void capture(List<String> names, int from, boolean withWindows, List<NodeImage> into,
+                         Promise<Evaluation> done) {
+        int to = Math.min(names.size(), from + CAPTURE_BATCH);
+        for (int i = from; i < to; i++) {
+            NodeImage n = fleet.image(names.get(i), withWindows);
+            if (n != null) {
+                into.add(n);
+            }
+        }
+        if (to == names.size()) {
+            done.complete(new Evaluation(clock.millis(), into, evaluator.engine().images()));
+        } else {
+            context.runOnContext(v -> capture(names, to, withWindows, into, done));
+        }
     }
 
     /**
@@ -297,6 +387,9 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                         a.activeSince(), a.annotations().get("summary"), a.annotations().get("description")));
             }
             return (Void) null;
+        }).compose(v -> cluster.evaluationOf(node)).map(text -> {
+            adoptEvaluation(node, text);
+            return (Void) null;
         }).recover(e -> {
             // the node is served all the same; its alerts fire again if their condition still holds
             LOG.warning("could not read node " + node + "'s alerts from the cluster: " + e.getMessage());
@@ -306,6 +399,76 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
 
     private AlertLinks links() {
         return new AlertLinks(config.externalUrl(), config.runbookBaseUrl());
+    }
+
+    /** Shares the evaluation, then waits {@link Checkpoint#PERIOD_MS}, or longer to stay within its duty cycle. */
+    private void shareRound() {
+        long started = System.nanoTime();
+        shareEvaluation().onComplete(r -> {
+            if (ready) {
+                long tookMs = (System.nanoTime() - started) / 1_000_000;
+                long waitMs = Math.max(Checkpoint.PERIOD_MS, (long) (tookMs * (1 / Checkpoint.DUTY - 1)));
+                shareTimer = vertx.setTimer(waitMs, id -> shareRound());
+            }
+        });
+    }
+
+    /**
+     * Shares what this gateway evaluates of each node it owns with the cluster ({@link Cluster#EVALUATION}), so
+     * that the gateway taking a node over when this one dies goes on from there: captured here, encoded on a
+     * worker, one round at a time. Completes when every node's part is in the map (or failed, logged).
+     */
+    public Future<Void> shareEvaluation() {
+        if (cluster == null || sharing) {
+            return Future.succeededFuture();
+        }
+        sharing = true;
+        return evaluationNow(true).compose(now -> vertx.executeBlocking(() -> {
+            Map<String, String> parts = new LinkedHashMap<>();
+            for (NodeImage n : now.nodes()) {
+                parts.put(n.name(), EvaluationFile.encode(now.part(n)));
+            }
+            return parts;
+        }, false)).compose(parts -> {
+            List<Future<Void>> puts = new ArrayList<>();
+            parts.forEach((node, text) -> {
+                if (cluster.owns(node)) {
+                    puts.add(cluster.shareEvaluation(node, text));
+                }
+            });
+            return Future.all(puts).<Void>mapEmpty();
+        }).onComplete(r -> {
+            sharing = false;
+            if (r.failed()) {
+                LOG.warning("could not share the evaluation with the cluster: " + r.cause().getMessage());
+            }
+        });
+    }
+
+    /**
+     * Takes back the evaluation of {@code node} its former owner shared ({@code text}, null when none): its cards,
+     * windows, events and when it was last heard, unless this gateway knows the node already, and its pending
+     * alerts and the precise state of its firing ones (the shared alerts made them firing just before).
+     */
+    private void adoptEvaluation(String node, String text) {
+        if (text == null) {
+            return;
+        }
+        EvaluationFile.Loaded loaded = EvaluationFile.decode(text, Cluster.EVALUATION + "[" + node + "]");
+        loaded.problems().forEach(LOG::warning);
+        long graceUntil = clock.millis() + Checkpoint.GRACE_MS;
+        for (NodeImage n : loaded.evaluation().nodes()) {
+            if (n.name().equals(node)) {
+                fleet.restore(n);
+            }
+        }
+        for (AlertImage a : loaded.evaluation().alerts()) {
+            boolean firing = evaluator.engine().state(a.rule(), a.instance()) == AlertState.FIRING;
+            // a firing alert the shared alerts no longer hold has resolved meanwhile
+            if (a.state() == AlertState.PENDING ? !firing : firing) {
+                evaluator.engine().restore(a, graceUntil);
+            }
+        }
     }
 
     /** A gateway that did not start lets go of its store, so a retry in this process can open it again. */
@@ -375,6 +538,9 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         if (digests != null) {
             digests.stop();
         }
+        if (shareTimer >= 0) {
+            vertx.cancelTimer(shareTimer);
+        }
         if (cluster != null) {
             cluster.stop();
         }
@@ -385,8 +551,36 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
             outbox.stop();
         }
         Future<Void> saved = baselines == null ? Future.succeededFuture() : baselines.stop(fleet.baselines());
+        if (checkpoint != null) {
+            saved = saved.compose(v -> checkpoint.stop());
+        }
         return saved.compose(v -> server == null ? Future.succeededFuture() : server.close())
                 .compose(v -> store == null ? Future.succeededFuture() : store.close());
+    }
+
+    /**
+     * One periodic pass at the clock's now: every rule on the tick, then due groups; call on the event loop
+     * ({@link #onEventLoop}).
+     */
+    public void tick() {
+        evaluator.tick(clock.millis(), config.tickMs());
+        dispatcher.tick();
+    }
+
+    /**
+     * Runs {@code task} on the gateway's event loop, between two frames, and completes with its result: for tools
+     * and tests that drive a gateway in-process (frames through {@link #hello}/{@link #frame}, {@link #tick}).
+     */
+    public <T> Future<T> onEventLoop(Supplier<T> task) {
+        Promise<T> done = Promise.promise();
+        context.runOnContext(v -> {
+            try {
+                done.complete(task.get());
+            } catch (RuntimeException e) {
+                done.fail(e);
+            }
+        });
+        return done.future();
     }
 
     /** The port actually bound, once started. */
@@ -417,6 +611,8 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
             return;
         }
         fleet.hello(hello, clock.millis());
+        evaluator.heardAgain(hello.node());
+        changed();
     }
 
     @Override
@@ -433,6 +629,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 evaluator.card(card, now);
             }
             evaluator.node(fleet.node(node), now);
+            changed();
         } else if (frame instanceof App a) {
             evaluator.app(node, a, now);
         } else if (frame instanceof Sched s) {
@@ -475,7 +672,15 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         return Optional.ofNullable(reloader);
     }
 
+    /** A change the checkpoint should hold soon: a node's hello, an event, an alert's transition. */
+    private void changed() {
+        if (checkpoint != null) {
+            checkpoint.changed();
+        }
+    }
+
     private void transition(Transition t) {
+        changed();
         ledger.apply(t, n -> {
             if (cluster != null) {
                 cluster.record(n);
@@ -504,6 +709,11 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     /** The cluster this gateway is one of, if any. */
     public Optional<Cluster> cluster() {
         return Optional.ofNullable(cluster);
+    }
+
+    /** What keeps the evaluation across restarts, when this gateway runs on a data directory. */
+    public Optional<Checkpoint> checkpoint() {
+        return Optional.ofNullable(checkpoint);
     }
 
     /** The store, when this gateway runs on a data directory and has opened it. */

@@ -45,6 +45,11 @@ public final class Cluster {
     public static final String SILENCES = "gpuwatch.silences";
     /** Alert fingerprint to its latest acknowledgement ({@link AckForm}). */
     public static final String ACKS = "gpuwatch.acks";
+    /**
+     * Node name to the evaluation of the node as its owner last shared it (its part of a checkpoint: cards,
+     * windows, events, pending and firing alerts), for the gateway that takes the node over.
+     */
+    public static final String EVALUATION = "gpuwatch.evaluation";
     /** Event-bus address each silence or acknowledgement change is published at, from the gateway that made it. */
     public static final String CHANGED = "gpuwatch.shared.changed";
     private static final String FROM = "from";
@@ -58,6 +63,7 @@ public final class Cluster {
     private AsyncMap<String, String> members;
     private SendClaims claims;
     private SharedAlerts alerts;
+    private AsyncMap<String, String> evaluation;
     private SharedMap<Silence> silences;
     private SharedMap<Acknowledgement> acks;
     private Replica replica;
@@ -102,7 +108,9 @@ public final class Cluster {
         Future<AsyncMap<String, String>> a = vertx.sharedData().getAsyncMap(SharedAlerts.MAP);
         Future<AsyncMap<String, String>> s = vertx.sharedData().getAsyncMap(SILENCES);
         Future<AsyncMap<String, String>> k = vertx.sharedData().getAsyncMap(ACKS);
-        return Future.all(List.of(m, c, a, s, k)).compose(v -> {
+        Future<AsyncMap<String, String>> e = vertx.sharedData().getAsyncMap(EVALUATION);
+        return Future.all(List.of(m, c, a, s, k, e)).compose(v -> {
+            evaluation = e.result();
             members = m.result();
             claims = new SendClaims(c.result());
             alerts = new SharedAlerts(a.result());
@@ -329,5 +337,15 @@ public final class Cluster {
     /** The shared firing alerts of {@code node}, for a gateway that has just taken it over. */
     public Future<List<SharedAlerts.Entry>> alertsOf(String node) {
         return alerts.ofNode(node);
+    }
+
+    /** Shares what this gateway evaluates of {@code node}, as text, for whoever takes the node over next. */
+    public Future<Void> shareEvaluation(String node, String text) {
+        return evaluation.put(node, text);
+    }
+
+    /** The evaluation of {@code node} its former owner last shared; null when none did. */
+    public Future<String> evaluationOf(String node) {
+        return evaluation.get(node);
     }
 }

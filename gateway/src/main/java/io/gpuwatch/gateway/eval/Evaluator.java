@@ -96,9 +96,18 @@ public final class Evaluator {
      * them); false when the rule is gone or the labels do not name an instance.
      */
     public boolean restore(String ruleName, Map<String, String> labels, long activeSince) {
+        String key = instanceKey(ruleName, labels);
+        return key != null && engine.restore(ruleName, key, activeSince);
+    }
+
+    /**
+     * The engine key of the instance an alert of {@code ruleName} with {@code labels} is about, rebuilt from the
+     * labels its scope's identity gives; null when the rule is not loaded or the labels name no instance.
+     */
+    public String instanceKey(String ruleName, Map<String, String> labels) {
         ScopeKind kind = rules.rules().stream().filter(r -> r.name().equals(ruleName)).map(r -> r.scope())
                 .findFirst().orElse(null);
-        String key = kind == null ? null : switch (kind) {
+        return kind == null ? null : switch (kind) {
             case CARD -> labels.containsKey("node") && labels.containsKey("uuid")
                     ? CardState.key(labels.get("node"), labels.get("uuid")) : null;
             case NODE -> labels.containsKey("node") ? NodeState.key(labels.get("node")) : null;
@@ -106,7 +115,14 @@ public final class Evaluator {
             case BUSINESS -> labels.containsKey("business") ? BusinessState.key(labels.get("business")) : null;
             case QUEUE -> labels.containsKey("queue") ? QueueState.key(labels.get("queue")) : null;
         };
-        return key != null && engine.restore(ruleName, key, activeSince);
+    }
+
+    /**
+     * {@code node} said hello after a restart: the alerts of it and its cards taken back from a checkpoint stop
+     * waiting out their grace, since what its probe buffered arrives now.
+     */
+    public void heardAgain(String node) {
+        engine.endGrace(NodeState.key(node), CardState.key(node, ""));
     }
 
     public RuleEngine engine() {

@@ -14,6 +14,7 @@ import io.gpuwatch.rules.scope.PeerStat;
 import io.gpuwatch.rules.scope.Series;
 import io.gpuwatch.rules.scope.ScopeView;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -202,6 +203,45 @@ public final class CardState implements ScopeView {
     public CardSnapshot snapshot() {
         return new CardSnapshot(node.name(), node.driver(), uuid, info, attribution, latest.clone(), latestAt,
                 idleSeconds, xidCodes, xidCounts.length == 0 ? xidCounts : xidCounts.clone(), lastXid);
+    }
+
+    /** What this card holds, for a checkpoint, its windows (copies) only when {@code withWindows}. */
+    CardImage image(boolean withWindows) {
+        List<CardImage.Window> images = new ArrayList<>(withWindows ? windows.length : 0);
+        for (int i = 0; withWindows && i < windows.length; i++) {
+            MetricWindow w = windows[i];
+            images.add(new CardImage.Window(specs.get(i).name(), w.shape().horizonMs(), w.keepsTransitions(),
+                    w.image()));
+        }
+        return new CardImage(uuid, lastSampleAt, attribution == null ? null : attribution.task(),
+                attribution == null ? null : attribution.owner(), attribution == null ? null : attribution.business(),
+                events.entries(), images);
+    }
+
+    /**
+     * Takes back what a checkpoint held of this card: its attribution, events and the windows of series that are
+     * still read with the same shape; returns how many windows it could not take (their series changed).
+     */
+    int restore(CardImage image) {
+        lastSampleAt = Math.max(lastSampleAt, image.lastSampleAt());
+        if (image.task() != null || image.owner() != null || image.business() != null) {
+            attribution = new ProcessInfo(0, null, image.task(), image.owner(), image.business());
+        }
+        for (EventLog.Entry e : image.events()) {
+            events.add(e.ts(), e.kind(), e.code());
+        }
+        int skipped = 0;
+        for (CardImage.Window w : image.windows()) {
+            boolean taken = false;
+            for (int i = 0; i < windows.length && !taken; i++) {
+                MetricWindow mine = windows[i];
+                taken = specs.get(i).name().equals(w.series()) && mine.shape().horizonMs() == w.windowMs()
+                        && mine.keepsTransitions() == w.transitions() && mine.restore(w.image());
+            }
+            skipped += taken ? 0 : 1;
+        }
+        windowsAt = Long.MIN_VALUE;
+        return skipped;
     }
 
     /** Sets the evaluation time every window function is relative to. */

@@ -168,6 +168,33 @@ public final class FleetState {
         return node;
     }
 
+    /**
+     * What the fleet holds of {@code node} now, its cards' windows only when {@code withWindows}; null for a node it
+     * does not know.
+     */
+    public NodeImage image(String node, boolean withWindows) {
+        NodeState n = nodes.get(node);
+        return n == null ? null : n.image(withWindows);
+    }
+
+    /**
+     * Takes back a node a checkpoint held, before its probe connects again: it is a member with its cards,
+     * windows and events, silent since its last frame. A node already known (its probe was quicker) is left as
+     * it is. Returns how many card windows could not be taken because the rules now read another series.
+     */
+    public int restore(NodeImage image) {
+        if (nodes.containsKey(image.name())) {
+            return 0;
+        }
+        NodeState node = new NodeState(this, image.name(), newEventLog());
+        node.useSeries(series);
+        nodes.put(image.name(), node);
+        if (image.hello() != null) {
+            node.hello(image.hello(), image.lastFrameAt());
+        }
+        return node.restore(image);
+    }
+
     /** The node's connection closed; it stays a member, and silence counts from its last frame. */
     public void disconnected(String node) {
         NodeState n = nodes.get(node);

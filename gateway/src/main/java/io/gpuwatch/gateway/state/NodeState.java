@@ -28,7 +28,8 @@ public final class NodeState implements ScopeView {
     private final FleetState fleet;
     private Map<String, String> labels = Map.of();
     private String bootId;
-    private String driver;
+    /** The latest hello, kept for a checkpoint; null for a node restored without one. */
+    private Hello hello;
     private long lastFrameAt;
     private boolean connected;
     private PooledSeries[] series = new PooledSeries[0];
@@ -55,7 +56,7 @@ public final class NodeState implements ScopeView {
 
     /** The driver version its hello named, or null. */
     public String driver() {
-        return driver;
+        return hello == null ? null : hello.driver();
     }
 
     public boolean connected() {
@@ -90,8 +91,8 @@ public final class NodeState implements ScopeView {
             lost.clear();
         }
         this.bootId = hello.bootId();
+        this.hello = hello;
         this.labels = hello.labels();
-        this.driver = hello.driver();
         this.lastFrameAt = at;
         this.connected = true;
         List<String> listed = new ArrayList<>();
@@ -114,6 +115,34 @@ public final class NodeState implements ScopeView {
             }
             return gone;
         });
+    }
+
+    /** What this node holds, for a checkpoint, its cards' windows only when {@code withWindows}. */
+    NodeImage image(boolean withWindows) {
+        List<CardImage> images = new ArrayList<>(cards.size());
+        for (CardState card : cards.values()) {
+            images.add(card.image(withWindows));
+        }
+        return new NodeImage(name, hello, lastFrameAt, List.copyOf(lost), events.entries(), images);
+    }
+
+    /**
+     * Takes back what a checkpoint held of this node, whose hello (if it had one) was taken already: its silence
+     * counts from the last frame heard before the restart, and it is not connected until it says hello again.
+     * Returns how many card windows could not be taken.
+     */
+    int restore(NodeImage image) {
+        lastFrameAt = image.lastFrameAt();
+        connected = false;
+        lost.addAll(image.lost());
+        for (EventLog.Entry e : image.events()) {
+            events.add(e.ts(), e.kind(), e.code());
+        }
+        int skipped = 0;
+        for (CardImage c : image.cards()) {
+            skipped += cardFor(c.uuid(), null).restore(c);
+        }
+        return skipped;
     }
 
     /** The card of this uuid, created when a sample names one that hello did not. */

@@ -85,6 +85,20 @@ public final class EventLog {
         size++;
     }
 
+    /** One logged event, as a checkpoint keeps it. */
+    public record Entry(long ts, String kind, int code) {
+    }
+
+    /** The events held now, oldest first. */
+    public List<Entry> entries() {
+        List<Entry> out = new ArrayList<>(size);
+        for (int j = 0; j < size; j++) {
+            int at = slot(j);
+            out.add(new Entry(times[at], kindNames[kinds[at]], codes[at]));
+        }
+        return out;
+    }
+
     /** Sets the evaluation time the queries end at; returns this log. */
     public EventLog at(long nowMs) {
         this.nowMs = nowMs;

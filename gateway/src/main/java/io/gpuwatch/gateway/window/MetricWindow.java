@@ -171,6 +171,40 @@ public final class MetricWindow implements Series, RankedSamples {
         values[i] = v;
     }
 
+    /**
+     * A copy of what this window holds, for a checkpoint: the slots and buckets as they are, and where the tiers
+     * stand. The running aggregates are not part of it; they are rebuilt from the samples on the first query.
+     */
+    public record Image(float[] values, byte[] counts, long newestSlot, long newestBucket, long rolledSlot,
+                        float rolledValue, long lastMoveSlot, long lastMoveBucket) {
+    }
+
+    /** What the window holds now; the arrays are copies. */
+    public Image image() {
+        return new Image(values.clone(), counts.clone(), newestSlot, newestBucket, rolledSlot, rolledValue,
+                lastMoveSlot, lastMoveBucket);
+    }
+
+    /**
+     * Takes over what {@code image} holds, as if this window had been fed the same samples; false, changing
+     * nothing, when the image's arrays do not fit this window's shape (a window of another length or kind).
+     */
+    public boolean restore(Image image) {
+        if (image.values().length != values.length || image.counts().length != counts.length) {
+            return false;
+        }
+        System.arraycopy(image.values(), 0, values, 0, values.length);
+        System.arraycopy(image.counts(), 0, counts, 0, counts.length);
+        newestSlot = image.newestSlot();
+        newestBucket = image.newestBucket();
+        rolledSlot = image.rolledSlot();
+        rolledValue = image.rolledValue();
+        lastMoveSlot = image.lastMoveSlot();
+        lastMoveBucket = image.lastMoveBucket();
+        running = NO_RUNNING;
+        return true;
+    }
+
     /** Sets the evaluation time the window functions end at; returns this window. */
     public MetricWindow at(long nowMs) {
         this.nowMs = nowMs;

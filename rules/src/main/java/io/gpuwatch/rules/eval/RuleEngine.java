@@ -19,7 +19,9 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -40,6 +42,8 @@ public final class RuleEngine {
     private final LongSupplier nanoClock;
     private final Map<String, Map<String, Slot>> instances = new HashMap<>();
     private final Map<String, Diagnostic> errors = new LinkedHashMap<>();
+    /** Instances with an alert in its grace after a restore, sorted so a node's are found by their key prefix. */
+    private final NavigableSet<String> graced = new TreeSet<>();
     private final Map<String, DisabledRule> disabled = new LinkedHashMap<>();
     private final Map<String, Deque<Long>> overruns = new HashMap<>();
     private final Map<String, Penalty> penalties = new HashMap<>();
@@ -67,6 +71,11 @@ public final class RuleEngine {
          */
         long restoredHoldMs = -1;
         long heldUntil = Long.MIN_VALUE;
+        /**
+         * For an alert taken back from a checkpoint: until when a false condition leaves it as it is, pending or
+         * firing, since its windows lack what the probes have not re-sent yet since the restart.
+         */
+        long graceUntil = Long.MIN_VALUE;
         long activeSince;
         long falseSince = -1;
         /** When (nano clock) the alert last became pending, to tell whether its rule was disabled since. */
@@ -203,6 +212,10 @@ public final class RuleEngine {
             }
             slot = new Slot();
             slots.put(rule.name(), slot);
+        }
+        if (!holds && now < slot.graceUntil
+                && (slot.state == AlertState.PENDING || slot.state == AlertState.FIRING)) {
+            return null;
         }
         if (slot.restoredHoldMs >= 0) {
             slot.heldUntil = now + slot.restoredHoldMs;
@@ -372,12 +385,14 @@ public final class RuleEngine {
                 Transition last = e.getValue().last;
                 Rule successor = kept.get(e.getKey());
                 Rule previous = last != null ? last.rule() : e.getValue().streaksOf;
-                // a rule that changed scope no longer evaluates this instance, so it counts as gone here
-                if (successor != null && successor.scope() == previous.scope()) {
+                // a rule that changed scope no longer evaluates this instance, so it counts as gone here; an alert
+                // taken back after a restart and not evaluated since has no rule of its own yet and stays
+                if (successor != null && (previous == null || successor.scope() == previous.scope())) {
                     continue;
                 }
                 slots.remove(e.getKey());
-                if (e.getValue().state == AlertState.FIRING) {
+                // an alert taken back without its labels has nothing to resolve with; its store resolves it
+                if (e.getValue().state == AlertState.FIRING && last != null) {
                     sink.accept(new Transition(last.rule(), last.labels(), AlertState.FIRING, AlertState.RESOLVED,
                             now, last.activeSince(), last.summary(), last.description()));
                 }
@@ -402,7 +417,7 @@ public final class RuleEngine {
             return;
         }
         for (Slot slot : new TreeMap<>(slots).values()) {
-            if (slot.state == AlertState.FIRING) {
+            if (slot.state == AlertState.FIRING && slot.last != null) {
                 Transition last = slot.last;
                 sink.accept(new Transition(last.rule(), last.labels(), AlertState.FIRING, AlertState.RESOLVED, now,
                         last.activeSince(), last.summary(), last.description()));
@@ -510,6 +525,73 @@ public final class RuleEngine {
                 .mapToLong(Rule::longestWindowMs).findFirst().orElse(0);
         instances.computeIfAbsent(instanceKey, k -> new HashMap<>()).put(ruleName, slot);
         return true;
+    }
+
+    /** Every pending and firing alert, for a checkpoint, in no particular order. */
+    public List<AlertImage> images() {
+        List<AlertImage> out = new ArrayList<>();
+        for (Map.Entry<String, Map<String, Slot>> instance : instances.entrySet()) {
+            for (Map.Entry<String, Slot> e : instance.getValue().entrySet()) {
+                Slot slot = e.getValue();
+                if (slot.state == AlertState.PENDING || slot.state == AlertState.FIRING) {
+                    Transition last = slot.last;
+                    out.add(new AlertImage(e.getKey(), instance.getKey(), slot.state, slot.activeSince,
+                            slot.falseSince, last == null ? null : last.labels(),
+                            last == null ? null : last.summary(), last == null ? null : last.description()));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Takes back an alert a checkpoint held, as it was: a pending one fires once its condition has held for
+     * {@code for} since its original start, a firing one resolves through the usual path ({@code keep_firing_for}
+     * counted from when its condition turned false, if it had). Until {@code graceUntil} a false condition
+     * changes neither, since the windows lack what the probes have yet to re-send. Returns false, changing
+     * nothing, for a rule that is not loaded.
+     */
+    public boolean restore(AlertImage image, long graceUntil) {
+        Rule rule = set.rules().stream().filter(r -> r.name().equals(image.rule())).findFirst().orElse(null);
+        if (rule == null) {
+            return false;
+        }
+        Slot slot = new Slot();
+        slot.state = image.state();
+        slot.activeSince = image.activeSince();
+        slot.falseSince = image.falseSince();
+        slot.graceUntil = graceUntil;
+        graced.add(image.instance());
+        slot.pendingSinceNanos = nanoClock.getAsLong();
+        if (image.labels() != null) {
+            AlertState from = image.state() == AlertState.FIRING ? AlertState.PENDING : AlertState.INACTIVE;
+            slot.last = new Transition(rule, image.labels(), from, image.state(), image.activeSince(),
+                    image.activeSince(), image.summary(), image.description());
+        }
+        instances.computeIfAbsent(image.instance(), k -> new HashMap<>()).put(image.rule(), slot);
+        return true;
+    }
+
+    /**
+     * Ends the grace of the restored alerts of instance {@code key} and of every instance whose key starts with
+     * {@code keyPrefix}, whose data is flowing again (their node said hello after the restart): from now on their
+     * conditions decide as usual. Costs the logarithm of the alerts in their grace, once per hello.
+     */
+    public void endGrace(String key, String keyPrefix) {
+        if (graced.isEmpty()) {
+            return;
+        }
+        List<String> ending = new ArrayList<>(graced.subSet(keyPrefix, true, keyPrefix + Character.MAX_VALUE, false));
+        if (graced.contains(key)) {
+            ending.add(key);
+        }
+        for (String k : ending) {
+            graced.remove(k);
+            Map<String, Slot> slots = instances.get(k);
+            if (slots != null) {
+                slots.values().forEach(slot -> slot.graceUntil = Long.MIN_VALUE);
+            }
+        }
     }
 
     /** The current state of a rule for an instance. */

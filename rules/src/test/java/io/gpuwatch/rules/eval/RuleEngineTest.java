@@ -271,4 +271,49 @@ class RuleEngineTest {
         assertEquals(Map.of("alertname", "on-node", "severity", "page", "layer", "device", "node", "n1"),
                 out.get(0).labels());
     }
+
+    @Test
+    void aPendingAlertTakenBackFromACheckpointFiresAtItsOriginalDeadline() {
+        RuleSet set = rules("  - name: held\n    when: allocated\n    for: 2m\n");
+        RuleEngine before = new RuleEngine(set);
+        FakeScope card = FakeScope.card(set, "n1", "GPU-1");
+        run(before, card, 0, 50_000, true);
+        List<AlertImage> images = before.images();
+        assertEquals(List.of(AlertState.PENDING), images.stream().map(AlertImage::state).toList());
+        out.clear();
+        RuleEngine after = new RuleEngine(set);
+        assertTrue(after.restore(images.get(0), 70_000));
+        // the restart emptied the windows: a false condition within the grace leaves it pending
+        run(after, card, 60_000, 70_000, false);
+        run(after, card, 70_000, 121_000, true);
+        assertEquals(List.of("held PENDING->FIRING at 120000 since 0"), states());
+    }
+
+    @Test
+    void aFiringAlertTakenBackResolvesAfterItsGraceOnlyWhenItsConditionIsOver() {
+        RuleSet set = rules("  - name: hot\n    when: allocated\n    keep_firing_for: 30s\n");
+        RuleEngine before = new RuleEngine(set);
+        FakeScope card = FakeScope.card(set, "n1", "GPU-1");
+        run(before, card, 0, 10_000, true);
+        run(before, card, 10_000, 20_000, false);
+        AlertImage image = before.images().get(0);
+        assertEquals(10_000, image.falseSince(), "keep_firing_for is counting");
+        out.clear();
+        RuleEngine after = new RuleEngine(set);
+        assertTrue(after.restore(image, 35_000));
+        run(after, card, 30_000, 60_000, false);
+        assertEquals(List.of("hot FIRING->RESOLVED at 40000 since 0"), states(),
+                "resolved at falseSince + keep_firing_for, as without a restart, the grace being over by then");
+        assertEquals(Map.of("alertname", "hot", "severity", "page", "layer", "device", "node", "n1",
+                "uuid", "GPU-1"), out.get(0).labels());
+    }
+
+    @Test
+    void anAlertOfARuleNoLongerLoadedIsNotTakenBack() {
+        RuleSet set = rules("  - name: hot\n    when: allocated\n");
+        AlertImage image = new AlertImage("gone", KEY, AlertState.FIRING, 0, -1, null, null, null);
+        RuleEngine engine = new RuleEngine(set);
+        assertTrue(!engine.restore(image, 0));
+        assertEquals(AlertState.INACTIVE, engine.state("gone", KEY));
+    }
 }

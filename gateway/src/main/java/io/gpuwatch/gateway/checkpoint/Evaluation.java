@@ -1,0 +1,57 @@
+package io.gpuwatch.gateway.checkpoint;
+
+import io.gpuwatch.gateway.state.CardImage;
+import io.gpuwatch.gateway.state.CardState;
+import io.gpuwatch.gateway.state.NodeImage;
+import io.gpuwatch.gateway.state.NodeState;
+import io.gpuwatch.rules.eval.AlertImage;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a gateway's evaluation holds at one instant {@code at}: its nodes (cards, windows, events, when each was
+ * last heard) and every pending and firing alert of the rule engine.
+ */
+public record Evaluation(long at, List<NodeImage> nodes, List<AlertImage> alerts) {
+    /** Nothing held: a first start, or a file that could not be read. */
+    public static final Evaluation EMPTY = new Evaluation(0, List.of(), List.of());
+
+    public Evaluation {
+        nodes = List.copyOf(nodes);
+        alerts = List.copyOf(alerts);
+    }
+
+    /** The part about {@code node}: the node, and the alerts of it and its cards; what a cluster hands over. */
+    public Evaluation part(NodeImage node) {
+        String nodeKey = NodeState.key(node.name());
+        String cardPrefix = CardState.key(node.name(), "");
+        return new Evaluation(at, List.of(node), alerts.stream()
+                .filter(a -> a.instance().equals(nodeKey) || a.instance().startsWith(cardPrefix)).toList());
+    }
+
+    /**
+     * This evaluation with the windows {@code older} held of the same cards: the nodes, events and alerts are this
+     * one's, which is the newer; a card {@code older} lacks has no windows.
+     */
+    public Evaluation withWindowsOf(Evaluation older) {
+        Map<String, List<CardImage.Window>> windows = new HashMap<>();
+        for (NodeImage n : older.nodes()) {
+            for (CardImage c : n.cards()) {
+                windows.put(n.name() + "\n" + c.uuid(), c.windows());
+            }
+        }
+        List<NodeImage> merged = new ArrayList<>(nodes.size());
+        for (NodeImage n : nodes) {
+            List<CardImage> cards = new ArrayList<>(n.cards().size());
+            for (CardImage c : n.cards()) {
+                cards.add(new CardImage(c.uuid(), c.lastSampleAt(), c.task(), c.owner(), c.business(), c.events(),
+                        windows.getOrDefault(n.name() + "\n" + c.uuid(), c.windows())));
+            }
+            merged.add(new NodeImage(n.name(), n.hello(), n.lastFrameAt(), n.lost(), n.events(), cards));
+        }
+        return new Evaluation(at, merged, alerts);
+    }
+}

@@ -1,0 +1,262 @@
+package io.gpuwatch.gateway.checkpoint;
+
+import io.gpuwatch.gateway.Gateway;
+import io.gpuwatch.gateway.GatewayConfig;
+import io.gpuwatch.gateway.delivery.RecordingReceiver;
+import io.gpuwatch.gateway.ingest.IngestConfig;
+import io.gpuwatch.gateway.ledger.Alert;
+import io.gpuwatch.gateway.reload.RuleFiles;
+import io.gpuwatch.protocol.CardInfo;
+import io.gpuwatch.protocol.CardReading;
+import io.gpuwatch.protocol.Hello;
+import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.protocol.MetricValues;
+import io.gpuwatch.protocol.Sample;
+import io.gpuwatch.rules.RuleLoad;
+import io.gpuwatch.rules.RuleSet;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A gateway killed and restarted on its data directory decides as a clean run of the same scenario would: each
+ * scenario runs once without a restart and once with the gateway killed right after a checkpoint write (the file
+ * it wrote on stop is replaced by the one it had written before), down for some seconds while the probe buffers,
+ * then restarted; the probe says hello again and re-sends what it buffered. The clock is injected and every tick
+ * is driven by the test, one a second.
+ */
+@ExtendWith(VertxExtension.class)
+class CheckpointRestartTest {
+    private static final long T0 = 1_764_700_000_000L;
+    private static final String NODE = "node-1";
+    private static final String CARD = "GPU-1";
+    private static final Hello HELLO = new Hello(1, NODE, "boot-1", "probe", "570.1", "12.570", Map.of(),
+            List.of(new CardInfo(CARD, 0, "H100", null, null, null, null, null)));
+
+    @TempDir
+    Path dir;
+
+    private final AtomicLong now = new AtomicLong(T0);
+
+    private static RuleSet rules() {
+        RuleLoad load = RuleSet.parse("restart.yml", """
+                group: restart
+                layer: device
+                severity: page
+                rules:
+                  - name: node-silent
+                    scope: node
+                    when: silentFor > 30s
+                  - name: held-hot
+                    scope: card
+                    when: max(tempC, 1m) > 85
+                    for: 60s
+                  - name: hot
+                    scope: card
+                    when: tempC > 85
+                    keep_firing_for: 10s
+                """);
+        assertTrue(load.ok(), load.diagnostics().toString());
+        return load.ruleSet();
+    }
+
+    /** What the ledger ended up with: each alert's rule, when it fired and when it resolved (0: still firing). */
+    private record Outcome(String rule, long firedAt, long resolvedAt) {
+        @Override
+        public String toString() {
+            return rule + " fired +" + (firedAt - T0) / 1000 + "s" + (resolvedAt == 0 ? ", still firing"
+                    : ", resolved +" + (resolvedAt - T0) / 1000 + "s");
+        }
+    }
+
+    private static <T> T await(Future<T> f) throws Exception {
+        return f.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    }
+
+    private Gateway gateway(Path data) {
+        // a tick of 1 s, which the test drives; the gateway's own timer ticks again at the same injected instant,
+        // which decides nothing new
+        GatewayConfig config = new GatewayConfig("127.0.0.1", 0, IngestConfig.DEFAULTS, 1000,
+                "http://localhost").withDataDir(data);
+        return new Gateway(config, rules(), RuleFiles.none(), () -> null, List.of(new RecordingReceiver("r")),
+                () -> Instant.ofEpochMilli(now.get()));
+    }
+
+    /**
+     * Runs {@code seconds} seconds: at each second the card's temperature {@code temp} gives (null: the node is
+     * silent) arrives, then the gateway ticks. With {@code killAt} > 0 the gateway is killed at that second, just
+     * after a checkpoint write (both files), and is down for {@code downFor} seconds.
+     */
+    private List<Outcome> run(Vertx vertx, String name, LongFunction<Double> temp, int seconds, int killAt,
+                              int downFor) throws Exception {
+        Path data = dir.resolve(name);
+        now.set(T0);
+        Gateway g = gateway(data);
+        String id = await(vertx.deployVerticle(g));
+        Gateway first = g;
+        drive(first, () -> first.hello(HELLO));
+        List<Sample> buffered = new ArrayList<>();
+        long seq = 0;
+        for (int s = 1; s <= seconds; s++) {
+            now.set(T0 + s * 1000L);
+            Double t = temp.apply(s);
+            Sample reading = t == null ? null : new Sample(++seq, now.get(), List.of(new CardReading(CARD,
+                    MetricValues.builder().set(Metric.TEMP_C, t).build(), List.of())));
+            Sample sample = reading;
+            if (killAt > 0 && s >= killAt && s < killAt + downFor) {
+                if (s == killAt) {
+                    Gateway killed = g;
+                    await(killed.onEventLoop(() -> killed.checkpoint().orElseThrow().save()).compose(f -> f));
+                    List<Path> files = List.of(data.resolve(EvaluationFile.FILE_NAME),
+                            data.resolve(Checkpoint.WINDOWS_FILE_NAME));
+                    for (Path f : files) {
+                        Files.copy(f, data.resolve(f.getFileName() + ".as-killed"), StandardCopyOption.REPLACE_EXISTING);
+                    }
+                    await(vertx.undeploy(id));
+                    // a SIGKILL writes nothing on the way out: the last periodic or change-driven write is what is left
+                    for (Path f : files) {
+                        Files.move(data.resolve(f.getFileName() + ".as-killed"), f, StandardCopyOption.REPLACE_EXISTING);
+                    }
+                }
+                if (sample != null) {
+                    buffered.add(sample);
+                }
+                continue;
+            }
+            if (killAt > 0 && s == killAt + downFor) {
+                g = gateway(data);
+                id = await(vertx.deployVerticle(g));
+                if (sample != null) {
+                    Gateway back = g;
+                    drive(back, () -> {
+                        back.hello(HELLO);
+                        buffered.forEach(b -> back.frame(NODE, b));
+                    });
+                }
+            }
+            Gateway live = g;
+            drive(live, () -> {
+                if (sample != null) {
+                    live.frame(NODE, sample);
+                }
+                live.tick();
+            });
+        }
+        Gateway last = g;
+        List<Outcome> out = new ArrayList<>();
+        await(last.onEventLoop(() -> {
+            for (Alert a : last.ledger().live()) {
+                out.add(new Outcome(a.rule(), a.firedAt(), 0));
+            }
+            for (Alert a : last.ledger().history()) {
+                out.add(new Outcome(a.rule(), a.firedAt(), a.resolvedAt()));
+            }
+            return null;
+        }));
+        await(vertx.undeploy(id));
+        out.sort(Comparator.comparing(Outcome::rule).thenComparingLong(Outcome::firedAt));
+        return out;
+    }
+
+    private static void drive(Gateway g, Runnable r) throws Exception {
+        await(g.onEventLoop(() -> {
+            r.run();
+            return null;
+        }));
+    }
+
+    @Test
+    void aNodeSilentAcrossARestartPagesWhenACleanRunWould(Vertx vertx) throws Exception {
+        LongFunction<Double> silentFrom10 = s -> s <= 10 ? 60.0 : null;
+        List<Outcome> clean = run(vertx, "clean", silentFrom10, 70, 0, 0);
+        assertEquals(List.of(new Outcome("node-silent", T0 + 41_000, 0)), clean);
+        assertEquals(clean, run(vertx, "killed", silentFrom10, 70, 20, 5),
+                "killed 10 s into the silence, down 5 s, the node never back");
+    }
+
+    @Test
+    void anAlertPendingAcrossARestartFiresAtItsOriginalDeadline(Vertx vertx) throws Exception {
+        // hot from the first second: pending at +1 s, firing at +61 s; the probe buffers 6 s while the gateway is down
+        LongFunction<Double> hot = s -> 90.0;
+        List<Outcome> clean = run(vertx, "clean", hot, 80, 0, 0);
+        assertEquals(new Outcome("held-hot", T0 + 61_000, 0), clean.get(0));
+        assertEquals(clean, run(vertx, "killed", hot, 80, 30, 6));
+    }
+
+    @Test
+    void aPendingAlertKeepsItsWindowsAcrossARestart(Vertx vertx) throws Exception {
+        // hot for 30 s, then the node is silent through the restart and after: max(tempC, 1m) holds on what the
+        // windows held before the kill, so the alert fires at +61 s, and resolves when the hot minute has passed
+        LongFunction<Double> hotThenSilent = s -> s <= 30 ? 90.0 : null;
+        List<Outcome> clean = run(vertx, "clean", hotThenSilent, 100, 0, 0);
+        assertEquals(List.of(new Outcome("held-hot", T0 + 61_000, T0 + 90_000),
+                new Outcome("hot", T0 + 1_000, 0), new Outcome("node-silent", T0 + 61_000, 0)), clean);
+        assertEquals(clean, run(vertx, "killed", hotThenSilent, 100, 40, 5));
+    }
+
+    @Test
+    void aRestoredFiringAlertResolvesWhenItsConditionEnds(Vertx vertx) throws Exception {
+        // hot until +20 s, cool after: `hot` keeps firing 10 s after the condition turned false
+        LongFunction<Double> hotThenCool = s -> s <= 20 ? 90.0 : 60.0;
+        List<Outcome> clean = run(vertx, "clean", hotThenCool, 100, 0, 0);
+        assertEquals(new Outcome("hot", T0 + 1_000, T0 + 31_000), clean.get(1));
+        assertEquals(clean, run(vertx, "killed", hotThenCool, 100, 25, 3), "killed while keep_firing_for counts");
+        assertEquals(clean, run(vertx, "killed-hot", hotThenCool, 100, 15, 3), "killed while it fires");
+    }
+
+    @Test
+    void aNodeThatNeverReturnsEndsAsNodeSilentNotAsAnAlertFiringForever(Vertx vertx) throws Exception {
+        // hot, then silent for good from +20 s: `hot` reads the last sample for five minutes, then resolves
+        LongFunction<Double> hotThenGone = s -> s <= 20 ? 90.0 : null;
+        List<Outcome> clean = run(vertx, "clean", hotThenGone, 400, 0, 0);
+        assertEquals(List.of(new Outcome("held-hot", T0 + 61_000, T0 + 80_000),
+                new Outcome("hot", T0 + 1_000, T0 + 330_000), new Outcome("node-silent", T0 + 51_000, 0)), clean);
+        assertEquals(clean, run(vertx, "killed", hotThenGone, 400, 25, 5));
+    }
+
+    @Test
+    void aCorruptOrTruncatedCheckpointNeverStopsStartAndItsGoodLinesAreTaken(Vertx vertx) throws Exception {
+        Path data = dir.resolve("corrupt");
+        Files.createDirectories(data);
+        Hello other = new Hello(1, "node-2", "boot-1", "probe", "570.1", "12.570", Map.of(), List.of());
+        Path file = data.resolve(EvaluationFile.FILE_NAME);
+        Gateway g = gateway(data);
+        String id = await(vertx.deployVerticle(g));
+        drive(g, () -> {
+            g.hello(HELLO);
+            g.hello(other);
+        });
+        await(vertx.undeploy(id));
+        List<String> lines = Files.readAllLines(file);
+        assertEquals(4, lines.size(), "header, node-1, its card, node-2: " + lines);
+        // the card line cut mid-way (a disk that lost the tail of a write) and garbage after the last line
+        lines.set(2, lines.get(2).substring(0, 30));
+        lines.add("\u0000\u0000{not json");
+        Files.write(file, lines);
+        now.set(T0 + 10_000);
+        Gateway back = gateway(data);
+        String again = await(vertx.deployVerticle(back));
+        List<String> nodes = await(back.onEventLoop(() -> back.fleet().nodes().stream()
+                .map(n -> n.name() + ":" + n.cards().size()).toList()));
+        assertEquals(List.of("node-1:1", "node-2:0"), nodes, "node-1 keeps the card its hello listed");
+        await(vertx.undeploy(again));
+    }
+}

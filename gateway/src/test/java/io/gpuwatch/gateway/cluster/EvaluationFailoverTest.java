@@ -1,0 +1,170 @@
+package io.gpuwatch.gateway.cluster;
+
+import io.gpuwatch.gateway.Gateway;
+import io.gpuwatch.gateway.GatewayConfig;
+import io.gpuwatch.gateway.auth.TokenFile;
+import io.gpuwatch.gateway.ingest.IngestConfig;
+import io.gpuwatch.gateway.ledger.Alert;
+import io.gpuwatch.gateway.reload.RuleFiles;
+import io.gpuwatch.protocol.CardReading;
+import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.protocol.MetricValues;
+import io.gpuwatch.protocol.Sample;
+import io.gpuwatch.rules.RuleLoad;
+import io.gpuwatch.rules.RuleSet;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.WebSocket;
+import io.vertx.core.http.WebSocketClient;
+import io.vertx.core.http.WebSocketConnectOptions;
+import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A gateway dies in the middle of an alert's {@code for}; the survivor that takes its node over goes on from
+ * the evaluation the dead one shared: the alert fires at its original deadline, not a whole {@code for} later.
+ */
+@ExtendWith(VertxExtension.class)
+class EvaluationFailoverTest {
+    private static final long T0 = 1_764_700_000_000L;
+    private static final String TOKEN = "failover-token";
+
+    private final AtomicLong now = new AtomicLong(T0);
+    private final List<Vertx> clustered = new ArrayList<>();
+    private final BlockingQueue<JsonObject> fromGateway = new LinkedBlockingQueue<>();
+    private final RuleSet rules = rules();
+
+    @AfterEach
+    void leave() throws Exception {
+        for (Vertx v : clustered) {
+            await(v.close());
+        }
+    }
+
+    private static RuleSet rules() {
+        RuleLoad load = RuleSet.parse("failover.yml", """
+                group: failover
+                layer: device
+                severity: page
+                scope: card
+                rules:
+                  - name: held-hot
+                    when: max(tempC, 1m) > 85
+                    for: 60s
+                """);
+        assertTrue(load.ok(), load.diagnostics().toString());
+        return load.ruleSet();
+    }
+
+    private static <T> T await(Future<T> f) throws Exception {
+        return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private Gateway gateway(int port, List<Integer> peers) throws Exception {
+        Cluster cluster = await(Cluster.join(new ClusterSettings("127.0.0.1", port,
+                peers.stream().map(p -> "127.0.0.1:" + p).toList(), "ws://127.0.0.1:1/v1/probe")));
+        clustered.add(cluster.vertx());
+        TokenFile tokens = TokenFile.of(List.of(TokenFile.entry(TOKEN, "node-*")));
+        GatewayConfig config = new GatewayConfig("127.0.0.1", 0, IngestConfig.DEFAULTS, 1000, "http://localhost");
+        Gateway g = new Gateway(config, rules, RuleFiles.none(), () -> tokens, List.of(), null,
+                () -> Instant.ofEpochMilli(now.get())).clustered(cluster);
+        await(cluster.vertx().deployVerticle(g));
+        return g;
+    }
+
+    private static void drive(Gateway g, Runnable r) throws Exception {
+        await(g.onEventLoop(() -> {
+            r.run();
+            return null;
+        }));
+    }
+
+    /** One second on, a hot sample of the node's card, then a tick. */
+    private void hotSecond(Gateway g, String node, long seq) throws Exception {
+        now.addAndGet(1000);
+        Sample s = new Sample(seq, now.get(), List.of(new CardReading("GPU-1",
+                MetricValues.builder().set(Metric.TEMP_C, 90.0).build(), List.of())));
+        drive(g, () -> {
+            g.frame(node, s);
+            g.tick();
+        });
+    }
+
+    private static String hello(String node) {
+        return "{\"type\":\"hello\",\"v\":1,\"seq\":0,\"node\":\"" + node + "\",\"bootId\":\"boot-1\","
+                + "\"cards\":[{\"uuid\":\"GPU-1\",\"index\":0,\"name\":\"H100\"}]}";
+    }
+
+    @Test
+    void theSurvivorFiresAPendingAlertAtItsOriginalDeadline(Vertx vertx) throws Exception {
+        int p1 = freePort();
+        int p2 = freePort();
+        Gateway one = gateway(p1, List.of(p1));
+        Gateway two = gateway(p2, List.of(p1, p2));
+        Cluster c1 = one.cluster().orElseThrow();
+        Cluster c2 = two.cluster().orElseThrow();
+        String node = null;
+        for (long deadline = System.currentTimeMillis() + 30_000; node == null; Thread.sleep(100)) {
+            assertTrue(System.currentTimeMillis() < deadline, "the two gateways never agreed on owners");
+            for (int i = 0; i < 64 && node == null; i++) {
+                String name = "node-" + i;
+                boolean agreed = await(one.onEventLoop(() -> c1.owns(name)))
+                        && !await(two.onEventLoop(() -> c2.owns(name)));
+                node = agreed ? name : null;
+            }
+        }
+        String owned = node;
+        WebSocketClient client = vertx.createWebSocketClient();
+        WebSocket ws = await(client.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(one.port())
+                .setURI("/v1/probe").addHeader("Authorization", "Bearer " + TOKEN))
+                .onSuccess(s -> s.textMessageHandler(t -> fromGateway.add(new JsonObject(t)))));
+        await(ws.writeTextMessage(hello(owned)));
+        assertEquals("welcome", fromGateway.poll(10, TimeUnit.SECONDS).getString("type"));
+        for (int s = 1; s <= 30; s++) {
+            hotSecond(one, owned, s);
+        }
+        await(one.shareEvaluation());
+
+        await(clustered.remove(0).close());
+        for (long deadline = System.currentTimeMillis() + 30_000;
+             !await(two.onEventLoop(() -> c2.owns(owned))); Thread.sleep(100)) {
+            assertTrue(System.currentTimeMillis() < deadline, "the survivor never took the node over");
+        }
+        fromGateway.clear();
+        WebSocket moved = await(client.connect(new WebSocketConnectOptions().setHost("127.0.0.1")
+                        .setPort(two.port()).setURI("/v1/probe").addHeader("Authorization", "Bearer " + TOKEN))
+                .onSuccess(s -> s.textMessageHandler(t -> fromGateway.add(new JsonObject(t)))));
+        await(moved.writeTextMessage(hello(owned)));
+        JsonObject welcome = fromGateway.poll(30, TimeUnit.SECONDS);
+        assertNotNull(welcome, "no welcome from the survivor");
+        assertEquals("welcome", welcome.getString("type"), welcome.encode());
+        for (int s = 31; s <= 70; s++) {
+            hotSecond(two, owned, s);
+        }
+        List<Long> fired = await(two.onEventLoop(() -> two.ledger().live().stream().map(Alert::firedAt).toList()));
+        assertEquals(List.of(T0 + 61_000), fired, "pending since +1 s on the dead gateway, firing at +61 s");
+    }
+}
