@@ -28,14 +28,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BenchChaosTest {
     private final StringWriter out = new StringWriter();
     private final StringWriter err = new StringWriter();
-    @TempDir
-    Path work;
     private JsonObject report;
     private int code;
 
     @BeforeAll
     @Timeout(value = 6, unit = TimeUnit.MINUTES)
-    void runTheBench() throws Exception {
+    void runTheBench(@TempDir Path work) throws Exception {
         Path scenario = Path.of(BenchChaosTest.class.getResource("/chaos/short.yaml").toURI());
         code = new CommandLine(new BenchCommand()).setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
                 .execute("chaos", "--scenario", scenario.toString(), "--rules", "../examples/rules", "--trials", "2",

@@ -154,6 +154,7 @@ final class ChaosRun {
                     Thread.sleep(IN_FLIGHT_MS);
                     note = "a send in flight";
                 } catch (TimeoutException none) {
+                    sink.cancelHold();
                     note = "no send came in " + wait / 1000 + " s";
                 }
             }

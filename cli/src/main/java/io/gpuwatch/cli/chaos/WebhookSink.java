@@ -57,6 +57,11 @@ final class WebhookSink {
         return held.future();
     }
 
+    /** Answers the next notification at once again, when no send came to hold. */
+    synchronized void cancelHold() {
+        held = null;
+    }
+
     /** Every alert received so far, in arrival order. */
     synchronized List<Delivery> received() {
         return List.copyOf(received);
