@@ -3,7 +3,6 @@ package io.gpuwatch.cli;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
@@ -73,7 +72,6 @@ class BenchChaosTest {
     }
 
     @Test
-    @Disabled("enable when evaluation state survives restarts")
     void noTrialLosesAPageOrAResolveOrSendsOneLate() {
         JsonObject total = report.getJsonObject("total");
         assertEquals(0, total.getInteger("lostPages"), report.encodePrettily());
