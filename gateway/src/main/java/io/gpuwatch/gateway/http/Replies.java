@@ -8,6 +8,7 @@ import io.vertx.ext.web.handler.BodyHandler;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
+import java.util.function.BiConsumer;
 
 /** How every API route answers: JSON or text, a 400 naming the bad field, a 503 for a change the store refused. */
 public final class Replies {
@@ -45,14 +46,22 @@ public final class Replies {
 
     /** The request's JSON object, or null after answering 400. */
     static JsonObject jsonBody(RoutingContext ctx) {
+        return jsonBody(ctx, (field, message) -> badRequest(ctx, field, message));
+    }
+
+    /**
+     * The request's JSON object, or null after {@code refuse} answered the field ({@code body}) and what is wrong
+     * with it, for an API whose errors have a shape of their own.
+     */
+    public static JsonObject jsonBody(RoutingContext ctx, BiConsumer<String, String> refuse) {
         try {
             JsonObject body = ctx.body().asJsonObject();
             if (body == null) {
-                badRequest(ctx, "body", "a JSON object is required");
+                refuse.accept("body", "a JSON object is required");
             }
             return body;
         } catch (DecodeException | ClassCastException e) {
-            badRequest(ctx, "body", "not a JSON object: " + e.getMessage());
+            refuse.accept("body", "not a JSON object: " + e.getMessage());
             return null;
         }
     }

@@ -1,6 +1,6 @@
 package io.gpuwatch.gateway.http.alertmanager;
 
-import io.vertx.core.json.DecodeException;
+import io.gpuwatch.gateway.http.Replies;
 import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
@@ -26,17 +26,8 @@ final class Answer {
         error(ctx, 400, field + ": " + message);
     }
 
-    /** The request's JSON object, or null after answering 400. */
+    /** The request's JSON object, or null after answering 400 as Alertmanager does. */
     static JsonObject object(RoutingContext ctx) {
-        try {
-            JsonObject body = ctx.body().asJsonObject();
-            if (body == null) {
-                badRequest(ctx, "body", "a JSON object is required");
-            }
-            return body;
-        } catch (DecodeException | ClassCastException e) {
-            badRequest(ctx, "body", "not a JSON object: " + e.getMessage());
-            return null;
-        }
+        return Replies.jsonBody(ctx, (field, message) -> badRequest(ctx, field, message));
     }
 }
