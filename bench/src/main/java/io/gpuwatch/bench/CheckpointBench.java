@@ -175,7 +175,7 @@ public class CheckpointBench {
     private Evaluation capture(boolean withWindows) {
         List<NodeImage> nodes = new ArrayList<>();
         for (NodeState n : fleet.nodes()) {
-            nodes.add(fleet.image(n.name(), withWindows));
+            nodes.add(fleet.image(n.name(), withWindows, true));
         }
         return new Evaluation(now, nodes, evaluator.engine().images());
     }

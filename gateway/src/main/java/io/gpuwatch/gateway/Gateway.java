@@ -190,6 +190,10 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         Future<Void> joined = allowed.compose(v -> cluster == null ? Future.succeededFuture() : joinCluster());
         if (config.dataDir() != null) {
             checkpoint = new Checkpoint(context, config.dataDir(), this::evaluationNow);
+            // a frame is acknowledged once the windows it went into are on disk: until then its probe keeps it,
+            // so a kill loses no frame a clean run would have windowed
+            probes.ackWhenDurable();
+            checkpoint.onWindowsWritten(this::durable);
         }
         Future<Void> durable = joined.compose(v -> config.dataDir() == null ? shareState()
                 : checkpoint.read().compose(held -> openStore(config.dataDir(), held)));
@@ -289,8 +293,10 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         long now = clock.millis();
         int skippedWindows = 0;
         int cards = 0;
+        // the gateway's own absence since the checkpoint is not the nodes' silence
+        long absent = now - held.at();
         for (NodeImage n : held.nodes()) {
-            skippedWindows += fleet.restore(n);
+            skippedWindows += restoreNode(n, absent);
             cards += n.cards().size();
         }
         Set<String> firing = new HashSet<>();
@@ -327,8 +333,9 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private void capture(List<String> names, int from, boolean withWindows, List<NodeImage> into,
                          Promise<Evaluation> done) {
         int to = Math.min(names.size(), from + CAPTURE_BATCH);
+        boolean caughtUp = probes.queuedSamples() == 0;
         for (int i = from; i < to; i++) {
-            NodeImage n = fleet.image(names.get(i), withWindows);
+            NodeImage n = fleet.image(names.get(i), withWindows, caughtUp);
             if (n != null) {
                 into.add(n);
             }
@@ -459,7 +466,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         long graceUntil = clock.millis() + Checkpoint.GRACE_MS;
         for (NodeImage n : loaded.evaluation().nodes()) {
             if (n.name().equals(node)) {
-                fleet.restore(n);
+                restoreNode(n, clock.millis() - loaded.evaluation().at());
             }
         }
         for (AlertImage a : loaded.evaluation().alerts()) {
@@ -467,6 +474,31 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
             // a firing alert the shared alerts no longer hold has resolved meanwhile
             if (a.state() == AlertState.PENDING ? !firing : firing) {
                 evaluator.engine().restore(a, graceUntil);
+            }
+        }
+    }
+
+    /**
+     * Takes back a node a checkpoint or a former owner held, unless the fleet knows it already, and where its
+     * probe's stream stood, so the probe resumes after the samples the windows hold and a replayed event the
+     * event log holds is not counted twice. Returns how many card windows could not be taken.
+     */
+    private int restoreNode(NodeImage n, long absentMs) {
+        if (fleet.node(n.name()) != null) {
+            return 0;
+        }
+        int skipped = fleet.restore(n, absentMs, clock.millis() + Checkpoint.GRACE_MS);
+        if (n.hello() != null) {
+            probes.resume(n.name(), n.hello().bootId(), n.heldSeq(), n.eventSeq());
+        }
+        return skipped;
+    }
+
+    /** The windows of {@code written} are on disk: its nodes' probes may let go of the frames they came from. */
+    private void durable(Evaluation written) {
+        for (NodeImage n : written.nodes()) {
+            if (n.hello() != null) {
+                probes.durable(n.name(), n.hello().bootId(), n.heldSeq());
             }
         }
     }
@@ -637,14 +669,17 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         } else {
             fleet.heard(node, now);
         }
+        if (!(frame instanceof Sample) && !(frame instanceof Event)) {
+            fleet.taken(node, frame.seq());
+        }
     }
 
     @Override
-    public void heard(String node, long at) {
+    public void shed(String node, long at, long seq) {
         if (draining) {
             return;
         }
-        fleet.heard(node, at);
+        fleet.shed(node, at, seq);
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.vertx.core.Promise;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
@@ -29,9 +30,10 @@ public final class Checkpoint {
     public static final long CHANGE_DELAY_MS = 1_000;
     /**
      * How long after a restart a false condition leaves a restored pending or firing alert as it is, unless its
-     * node says hello first: the probes reconnect within seconds and re-send what they buffered while the gateway
-     * was down, which the windows then hold; before that, a condition read from windows with a gap would end
-     * alerts a clean run keeps.
+     * node says hello first, and a restored node not heard from does not count the gateway's own absence as its
+     * silence: the probes reconnect within seconds (their back-off is at most 10 s) and re-send what they buffered
+     * while the gateway was down, which the windows then hold; before that, a condition read from windows with a
+     * gap would end alerts a clean run keeps, and every node would look silent for as long as the gateway was down.
      */
     public static final long GRACE_MS = 15_000;
     /**
@@ -47,6 +49,7 @@ public final class Checkpoint {
     private final Context context;
     private final Track changes;
     private final Track windows;
+    private Consumer<Evaluation> windowsWritten = e -> { };
     private long periodic = -1;
     private long soon = -1;
 
@@ -58,6 +61,14 @@ public final class Checkpoint {
         this.context = context;
         this.changes = new Track(dataDir.resolve(EvaluationFile.FILE_NAME), () -> capture.apply(false));
         this.windows = new Track(dataDir.resolve(WINDOWS_FILE_NAME), () -> capture.apply(true));
+    }
+
+    /**
+     * Tells {@code then}, on the context, each evaluation whose windows are on disk: from then on what it holds
+     * survives a kill, which is when a probe may let go of the frames it came from.
+     */
+    public void onWindowsWritten(Consumer<Evaluation> then) {
+        this.windowsWritten = then;
     }
 
     /** The file everything but the windows is kept in. */
@@ -172,9 +183,9 @@ public final class Checkpoint {
             }
             writing = true;
             long started = System.nanoTime();
-            return capture.get().compose(e -> context.<Void>executeBlocking(() -> {
+            return capture.get().compose(e -> context.<Evaluation>executeBlocking(() -> {
                 EvaluationFile.write(file, e);
-                return null;
+                return e;
             }, false)).onComplete(r -> {
                 writing = false;
                 long took = System.nanoTime() - started;
@@ -184,13 +195,16 @@ public final class Checkpoint {
                     LOG.warning(file + ": cannot write the evaluation: " + describe(r.cause()));
                 } else {
                     writes++;
+                    if (this == windows) {
+                        windowsWritten.accept(r.result());
+                    }
                 }
                 if (again) {
                     // the last write, on stop, waits for nothing but the one under way
                     long left = stopping ? 0 : notBefore - System.nanoTime();
                     context.owner().setTimer(Math.max(1, left / 1_000_000), id -> drain());
                 }
-            }).otherwiseEmpty();
+            }).<Void>mapEmpty().otherwiseEmpty();
         }
 
         /** Makes the write asked for while one was under way or the duty cycle held it back. */

@@ -33,12 +33,15 @@ public record Evaluation(long at, List<NodeImage> nodes, List<AlertImage> alerts
     }
 
     /**
-     * This evaluation with the windows {@code older} held of the same cards: the nodes, events and alerts are this
-     * one's, which is the newer; a card {@code older} lacks has no windows.
+     * This evaluation with the windows {@code older} held of the same cards, and how far into each node's samples
+     * they go: the nodes, events and alerts are this one's, which is the newer; a card {@code older} lacks has no
+     * windows, and a node it lacks no samples up to any seq.
      */
     public Evaluation withWindowsOf(Evaluation older) {
         Map<String, List<CardImage.Window>> windows = new HashMap<>();
+        Map<String, Long> heldSeqs = new HashMap<>();
         for (NodeImage n : older.nodes()) {
+            heldSeqs.put(n.name(), n.heldSeq());
             for (CardImage c : n.cards()) {
                 windows.put(n.name() + "\n" + c.uuid(), c.windows());
             }
@@ -50,7 +53,7 @@ public record Evaluation(long at, List<NodeImage> nodes, List<AlertImage> alerts
                 cards.add(new CardImage(c.uuid(), c.lastSampleAt(), c.task(), c.owner(), c.business(), c.events(),
                         windows.getOrDefault(n.name() + "\n" + c.uuid(), c.windows())));
             }
-            merged.add(new NodeImage(n.name(), n.hello(), n.lastFrameAt(), n.lost(), n.events(), cards));
+            merged.add(n.withCards(cards, heldSeqs.getOrDefault(n.name(), 0L)));
         }
         return new Evaluation(at, merged, alerts);
     }

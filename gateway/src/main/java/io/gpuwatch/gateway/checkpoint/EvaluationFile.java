@@ -121,6 +121,8 @@ public final class EvaluationFile {
             g.writeStringField("hello", CODEC.encode(n.hello()));
         }
         g.writeNumberField("heard", n.lastFrameAt());
+        g.writeNumberField("heldSeq", n.heldSeq());
+        g.writeNumberField("eventSeq", n.eventSeq());
         g.writeArrayFieldStart("lost");
         for (String uuid : n.lost()) {
             g.writeString(uuid);
@@ -251,8 +253,7 @@ public final class EvaluationFile {
         }
         List<NodeImage> built = new ArrayList<>(nodes.size());
         for (Building b : nodes.values()) {
-            built.add(new NodeImage(b.node.name(), b.node.hello(), b.node.lastFrameAt(), b.node.lost(),
-                    b.node.events(), b.cards));
+            built.add(b.node.withCards(b.cards, b.node.heldSeq()));
         }
         return new Loaded(new Evaluation(at, built, alerts), problems);
     }
@@ -311,6 +312,8 @@ public final class EvaluationFile {
     private static NodeImage node(JsonParser p, String name) throws IOException {
         Hello hello = null;
         long heard = Long.MIN_VALUE;
+        long heldSeq = 0;
+        long eventSeq = 0;
         List<String> lost = new ArrayList<>();
         List<EventLog.Entry> events = List.of();
         while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -319,6 +322,8 @@ public final class EvaluationFile {
             switch (field) {
                 case "hello" -> hello = hello(text(p, field), name);
                 case "heard" -> heard = number(p, field);
+                case "heldSeq" -> heldSeq = number(p, field);
+                case "eventSeq" -> eventSeq = number(p, field);
                 case "lost" -> {
                     expect(p.currentToken() == JsonToken.START_ARRAY, "lost: expected an array of uuids");
                     while (p.nextToken() != JsonToken.END_ARRAY) {
@@ -330,7 +335,8 @@ public final class EvaluationFile {
             }
         }
         expect(heard != Long.MIN_VALUE, "node '" + name + "': heard is required");
-        return new NodeImage(name, hello, heard, lost, events, List.of());
+        expect(heldSeq >= 0 && eventSeq >= 0, "node '" + name + "': a seq is negative");
+        return new NodeImage(name, hello, heard, lost, events, List.of(), heldSeq, eventSeq);
     }
 
     private static Hello hello(String text, String node) {

@@ -12,10 +12,10 @@ public interface FrameSink {
     void frame(String node, Frame frame);
 
     /**
-     * A sample of the node arrived at {@code at} (the gateway's clock) and was shed unread: the node is alive,
-     * though its readings are lost.
+     * A sample of the node, of this seq, arrived at {@code at} (the gateway's clock) and was shed: the node is
+     * alive, though its readings are lost.
      */
-    void heard(String node, long at);
+    void shed(String node, long at, long seq);
 
     /** The node's connection closed. */
     void disconnected(String node);

@@ -52,6 +52,7 @@ public final class ProbeEndpoint {
     private final SampleQueue queue;
     private Function<String, Optional<String>> owners = node -> Optional.empty();
     private Function<String, Future<Void>> takeOver = node -> Future.succeededFuture();
+    private boolean ackWhenDurable;
 
     /** An endpoint timing its decisions on {@link System#nanoTime()}. */
     public ProbeEndpoint(Vertx vertx, IngestConfig config, Supplier<TokenFile> tokens, FrameSink sink,
@@ -181,6 +182,34 @@ public final class ProbeEndpoint {
 
     SeqBook seqs() {
         return seqs;
+    }
+
+    /**
+     * From now on a frame is acknowledged only once what it brought is on disk ({@link #durable}), so the probe
+     * keeps it until then and a gateway killed in between gets it again; without this, frames are acknowledged
+     * as they are taken. Call before the endpoint takes connections.
+     */
+    public void ackWhenDurable() {
+        ackWhenDurable = true;
+    }
+
+    /** True when frames are acknowledged only once on disk. */
+    boolean acksWhenDurable() {
+        return ackWhenDurable;
+    }
+
+    /**
+     * Takes back where a node's stream stood when its state was last kept (a restart or a cluster takeover):
+     * the probe resumes after {@code samplesUpTo}, and a replayed event up to {@code eventsUpTo} is a duplicate.
+     * Call before the node's probe connects.
+     */
+    public void resume(String node, String bootId, long samplesUpTo, long eventsUpTo) {
+        seqs.resume(node, bootId, samplesUpTo, eventsUpTo);
+    }
+
+    /** What the node's boot {@code bootId} sent up to {@code seq} is on disk: the probe may let go of it. */
+    public void durable(String node, String bootId, long seq) {
+        seqs.durable(node, bootId, seq);
     }
 
     /**

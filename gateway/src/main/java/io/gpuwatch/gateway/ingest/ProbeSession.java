@@ -33,6 +33,8 @@ final class ProbeSession {
     private String node;
     private int badInRow;
     private long unackedSeq = -1;
+    /** The last seq acknowledged while acknowledging only what is on disk. */
+    private long ackedDurable;
     private long lastRateError;
     private long ackTimer = -1;
     private long helloTimer = -1;
@@ -182,6 +184,11 @@ final class ProbeSession {
             helloTimer = -1;
         }
         long acked = endpoint.seqs().open(node, hello.bootId());
+        if (endpoint.acksWhenDurable()) {
+            // what was taken but is not on disk yet stays with the probe, which sends it again: a duplicate now
+            acked = Math.min(acked, endpoint.seqs().durableSeq(node));
+            ackedDurable = acked;
+        }
         endpoint.sink().hello(hello);
         if (first) {
             endpoint.welcomed(node, this);
@@ -226,7 +233,7 @@ final class ProbeSession {
      * node look silent, and the probe is told its samples are being dropped, at most once a second.
      */
     private void shed(long now, long seq, String message) {
-        endpoint.sink().heard(node, now);
+        endpoint.sink().shed(node, now, seq);
         if (now - lastRateError >= 1000) {
             lastRateError = now;
             write(new ErrorFrame("rate_limited", seq, message));
@@ -234,16 +241,27 @@ final class ProbeSession {
     }
 
     private void event(Event e, long readAt) {
-        if (!endpoint.seqs().take(node, e.seq())) {
+        if (!endpoint.seqs().take(node, e.seq()) || endpoint.seqs().eventRestored(node, e.seq())) {
             duplicate(e.seq());
-            write(new Ack(e.seq()));
+            ackEvent(e.seq());
             return;
         }
         endpoint.counters().events.incrementAndGet();
         endpoint.sink().frame(node, e);
         endpoint.eventLatency().record(endpoint.nanos() - readAt);
+        ackEvent(e.seq());
+    }
+
+    /**
+     * An event is acknowledged at once, so the probe's buffer lets go of it, unless acknowledgements wait for the
+     * disk: then it goes with the next periodic acknowledgement that the checkpoint allows.
+     */
+    private void ackEvent(long seq) {
+        if (endpoint.acksWhenDurable()) {
+            return;
+        }
         unackedSeq = -1;
-        write(new Ack(e.seq()));
+        write(new Ack(seq));
     }
 
     private void taken(Frame frame) {
@@ -266,6 +284,14 @@ final class ProbeSession {
     }
 
     private void flushAck() {
+        if (endpoint.acksWhenDurable()) {
+            long durable = endpoint.seqs().durableSeq(node);
+            if (durable > ackedDurable) {
+                ackedDurable = durable;
+                write(new Ack(durable));
+            }
+            return;
+        }
         if (unackedSeq >= 0) {
             write(new Ack(unackedSeq));
             unackedSeq = -1;

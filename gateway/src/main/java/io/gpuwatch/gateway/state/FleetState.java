@@ -169,20 +169,30 @@ public final class FleetState {
     }
 
     /**
-     * What the fleet holds of {@code node} now, its cards' windows only when {@code withWindows}; null for a node it
-     * does not know.
+     * What the fleet holds of {@code node} now, its cards' windows only when {@code withWindows}, and up to which
+     * seq: every frame taken when {@code caughtUp} (no sample waits to be windowed), else every sample windowed;
+     * null for a node it does not know.
      */
-    public NodeImage image(String node, boolean withWindows) {
+    public NodeImage image(String node, boolean withWindows, boolean caughtUp) {
         NodeState n = nodes.get(node);
-        return n == null ? null : n.image(withWindows);
+        return n == null ? null : n.image(withWindows, caughtUp);
+    }
+
+    /** A frame of the node of this seq, neither a sample nor an event, was taken. */
+    public void taken(String node, long seq) {
+        NodeState n = nodes.get(node);
+        if (n != null) {
+            n.taken(seq);
+        }
     }
 
     /**
      * Takes back a node a checkpoint held, before its probe connects again: it is a member with its cards,
-     * windows and events, silent since its last frame. A node already known (its probe was quicker) is left as
-     * it is. Returns how many card windows could not be taken because the rules now read another series.
+     * windows and events, silent since its last frame, less {@code absentMs} (the time the gateway was away since
+     * the checkpoint) until {@code absentUntil} or until it is heard. A node already known (its probe was quicker)
+     * is left as it is. Returns how many card windows could not be taken because the rules now read another series.
      */
-    public int restore(NodeImage image) {
+    public int restore(NodeImage image, long absentMs, long absentUntil) {
         if (nodes.containsKey(image.name())) {
             return 0;
         }
@@ -192,7 +202,7 @@ public final class FleetState {
         if (image.hello() != null) {
             node.hello(image.hello(), image.lastFrameAt());
         }
-        return node.restore(image);
+        return node.restore(image, absentMs, absentUntil);
     }
 
     /** The node's connection closed; it stays a member, and silence counts from its last frame. */
@@ -213,6 +223,7 @@ public final class FleetState {
             return;
         }
         n.heard(at);
+        n.sampleTaken(sample.seq());
         long ts = Math.min(sample.ts(), at);
         for (CardReading reading : sample.cards()) {
             CardState card = n.cardFor(reading.uuid(), null);
@@ -414,6 +425,7 @@ public final class FleetState {
             return null;
         }
         n.heard(at);
+        n.eventTaken(event.seq());
         long ts = Math.min(event.ts(), at);
         int code = event.xid() == null ? -1 : event.xid();
         n.event(ts, event.kind(), code);
@@ -425,11 +437,20 @@ public final class FleetState {
         return card;
     }
 
-    /** Any other frame of the node, or a sample of it we shed unread: it is alive, whatever we kept of it. */
+    /** Any other frame of the node: it is alive, whatever we kept of it. */
     public void heard(String node, long at) {
         NodeState n = nodes.get(node);
         if (n != null) {
             n.heard(at);
+        }
+    }
+
+    /** A sample of the node of this seq, shed unread: it is alive, and there is nothing of it to keep. */
+    public void shed(String node, long at, long seq) {
+        NodeState n = nodes.get(node);
+        if (n != null) {
+            n.heard(at);
+            n.sampleTaken(seq);
         }
     }
 

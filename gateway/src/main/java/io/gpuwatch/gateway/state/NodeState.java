@@ -31,6 +31,22 @@ public final class NodeState implements ScopeView {
     /** The latest hello, kept for a checkpoint; null for a node restored without one. */
     private Hello hello;
     private long lastFrameAt;
+    /**
+     * For a node taken back from a checkpoint and not heard since: how long the gateway itself was away, which its
+     * silence does not count until {@link #absentUntil} (the gateway cannot tell its own absence from the node's,
+     * and the probes need a moment to reconnect); after that the silence counts whole.
+     */
+    private long absentMs;
+    private long absentUntil;
+    /**
+     * The highest seq of this boot's samples windowed or shed: samples are taken in order, events and other frames
+     * at once, so every frame up to it is held.
+     */
+    private long sampleSeq;
+    /** The highest seq of this boot's events in the event logs. */
+    private long eventSeq;
+    /** The highest seq of any frame of this boot taken; samples below it may still wait in ingest's queue. */
+    private long lastSeq;
     private boolean connected;
     private PooledSeries[] series = new PooledSeries[0];
     private long now;
@@ -89,11 +105,15 @@ public final class NodeState implements ScopeView {
     void hello(Hello hello, long at) {
         if (!Objects.equals(bootId, hello.bootId())) {
             lost.clear();
+            sampleSeq = 0;
+            eventSeq = 0;
+            lastSeq = 0;
         }
         this.bootId = hello.bootId();
         this.hello = hello;
         this.labels = hello.labels();
         this.lastFrameAt = at;
+        this.absentMs = 0;
         this.connected = true;
         List<String> listed = new ArrayList<>();
         for (CardInfo info : hello.cards()) {
@@ -117,22 +137,32 @@ public final class NodeState implements ScopeView {
         });
     }
 
-    /** What this node holds, for a checkpoint, its cards' windows only when {@code withWindows}. */
-    NodeImage image(boolean withWindows) {
+    /**
+     * What this node holds, for a checkpoint, its cards' windows only when {@code withWindows}; {@code caughtUp}
+     * when no sample taken is waiting to be windowed, so every frame taken is held.
+     */
+    NodeImage image(boolean withWindows, boolean caughtUp) {
         List<CardImage> images = new ArrayList<>(cards.size());
         for (CardState card : cards.values()) {
             images.add(card.image(withWindows));
         }
-        return new NodeImage(name, hello, lastFrameAt, List.copyOf(lost), events.entries(), images);
+        return new NodeImage(name, hello, lastFrameAt, List.copyOf(lost), events.entries(), images,
+                caughtUp ? Math.max(sampleSeq, lastSeq) : sampleSeq, eventSeq);
     }
 
     /**
      * Takes back what a checkpoint held of this node, whose hello (if it had one) was taken already: its silence
-     * counts from the last frame heard before the restart, and it is not connected until it says hello again.
-     * Returns how many card windows could not be taken.
+     * counts from the last frame heard before the restart, less {@code absentMs}, the time the gateway was away
+     * since the checkpoint, until it is heard again or {@code absentUntil} passes; it is not connected until it
+     * says hello again. Returns how many card windows could not be taken.
      */
-    int restore(NodeImage image) {
+    int restore(NodeImage image, long absentMs, long absentUntil) {
         lastFrameAt = image.lastFrameAt();
+        this.absentMs = Math.max(0, absentMs);
+        this.absentUntil = absentUntil;
+        sampleSeq = image.heldSeq();
+        lastSeq = image.heldSeq();
+        eventSeq = image.eventSeq();
         connected = false;
         lost.addAll(image.lost());
         for (EventLog.Entry e : image.events()) {
@@ -159,6 +189,24 @@ public final class NodeState implements ScopeView {
 
     void heard(long at) {
         lastFrameAt = Math.max(lastFrameAt, at);
+        absentMs = 0;
+    }
+
+    /** A sample of this seq was windowed or shed. */
+    void sampleTaken(long seq) {
+        sampleSeq = Math.max(sampleSeq, seq);
+        lastSeq = Math.max(lastSeq, seq);
+    }
+
+    /** An event of this seq went into the event logs. */
+    void eventTaken(long seq) {
+        eventSeq = Math.max(eventSeq, seq);
+        lastSeq = Math.max(lastSeq, seq);
+    }
+
+    /** A frame of this seq, neither sample nor event, was taken. */
+    void taken(long seq) {
+        lastSeq = Math.max(lastSeq, seq);
     }
 
     void disconnected() {
@@ -181,7 +229,7 @@ public final class NodeState implements ScopeView {
     }
 
     long silentForMs(long at) {
-        return Math.max(0, at - lastFrameAt);
+        return Math.max(0, at - lastFrameAt - (at < absentUntil ? absentMs : 0));
     }
 
     /** Sets the evaluation time for the node and all of its cards. */

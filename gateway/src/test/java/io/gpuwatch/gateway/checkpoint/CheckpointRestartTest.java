@@ -107,6 +107,12 @@ class CheckpointRestartTest {
      */
     private List<Outcome> run(Vertx vertx, String name, LongFunction<Double> temp, int seconds, int killAt,
                               int downFor) throws Exception {
+        return run(vertx, name, temp, seconds, killAt, downFor, 0);
+    }
+
+    /** As above, the probe reconnecting {@code reconnectAfter} seconds after the restart (its back-off). */
+    private List<Outcome> run(Vertx vertx, String name, LongFunction<Double> temp, int seconds, int killAt,
+                              int downFor, int reconnectAfter) throws Exception {
         Path data = dir.resolve(name);
         now.set(T0);
         Gateway g = gateway(data);
@@ -121,7 +127,7 @@ class CheckpointRestartTest {
             Sample reading = t == null ? null : new Sample(++seq, now.get(), List.of(new CardReading(CARD,
                     MetricValues.builder().set(Metric.TEMP_C, t).build(), List.of())));
             Sample sample = reading;
-            if (killAt > 0 && s >= killAt && s < killAt + downFor) {
+            if (killAt > 0 && s >= killAt && s < killAt + downFor + reconnectAfter) {
                 if (s == killAt) {
                     Gateway killed = g;
                     await(killed.onEventLoop(() -> killed.checkpoint().orElseThrow().save()).compose(f -> f));
@@ -136,14 +142,24 @@ class CheckpointRestartTest {
                         Files.move(data.resolve(f.getFileName() + ".as-killed"), f, StandardCopyOption.REPLACE_EXISTING);
                     }
                 }
+                if (s == killAt + downFor) {
+                    g = gateway(data);
+                    id = await(vertx.deployVerticle(g));
+                }
                 if (sample != null) {
                     buffered.add(sample);
                 }
+                if (s >= killAt + downFor) {
+                    Gateway up = g;
+                    drive(up, up::tick);
+                }
                 continue;
             }
-            if (killAt > 0 && s == killAt + downFor) {
-                g = gateway(data);
-                id = await(vertx.deployVerticle(g));
+            if (killAt > 0 && s == killAt + downFor + reconnectAfter) {
+                if (reconnectAfter == 0) {
+                    g = gateway(data);
+                    id = await(vertx.deployVerticle(g));
+                }
                 if (sample != null) {
                     Gateway back = g;
                     drive(back, () -> {
@@ -190,6 +206,25 @@ class CheckpointRestartTest {
         assertEquals(List.of(new Outcome("node-silent", T0 + 41_000, 0)), clean);
         assertEquals(clean, run(vertx, "killed", silentFrom10, 70, 20, 5),
                 "killed 10 s into the silence, down 5 s, the node never back");
+    }
+
+    @Test
+    void aGatewayDownLongerThanTheSilenceLimitPagesNoNodeThatComesBack(Vertx vertx) throws Exception {
+        // the node talks all along; the gateway is down 40 s (node-silent says 30 s) and the probe reconnects 8 s
+        // after it is back: the gateway's own absence is not the node's silence
+        LongFunction<Double> talking = s -> 60.0;
+        List<Outcome> clean = run(vertx, "clean", talking, 90, 0, 0);
+        assertEquals(List.of(), clean);
+        assertEquals(clean, run(vertx, "killed", talking, 90, 20, 40, 8));
+    }
+
+    @Test
+    void aNodeSilentBeforeALongRestartPagesOnceTheProbesHadTimeToComeBack(Vertx vertx) throws Exception {
+        // silent from +10 s; the gateway is killed at +20 s and down 40 s: at its restart the node is 50 s silent,
+        // but the gateway cannot yet tell that from its own absence, so it pages when the probes had their grace
+        LongFunction<Double> silentFrom10 = s -> s <= 10 ? 60.0 : null;
+        List<Outcome> killed = run(vertx, "killed", silentFrom10, 120, 20, 40);
+        assertEquals(List.of(new Outcome("node-silent", T0 + 60_000 + Checkpoint.GRACE_MS, 0)), killed);
     }
 
     @Test

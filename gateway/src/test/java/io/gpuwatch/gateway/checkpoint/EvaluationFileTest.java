@@ -40,8 +40,8 @@ class EvaluationFileTest {
         Hello hello = new Hello(1, "node-1", "boot-1", "probe", "570.1", "12.570", Map.of("rack", "r1"),
                 List.of(new CardInfo("GPU-1", 0, "H100", null, null, null, null, null)));
         NodeImage node = new NodeImage("node-1", hello, T0 + 399_500, List.of("GPU-9"),
-                List.of(new EventLog.Entry(T0 + 5_000, "xid", 79)), List.of(card));
-        NodeImage bare = new NodeImage("node-2", null, T0, List.of(), List.of(), List.of());
+                List.of(new EventLog.Entry(T0 + 5_000, "xid", 79)), List.of(card), 399, 5);
+        NodeImage bare = new NodeImage("node-2", null, T0, List.of(), List.of(), List.of(), 0, 0);
         AlertImage pending = new AlertImage("held-hot", "card/node-1/GPU-1", AlertState.PENDING, T0 + 1_000, -1,
                 Map.of("alertname", "held-hot", "node", "node-1", "uuid", "GPU-1"), "hot", "");
         AlertImage firing = new AlertImage("node-silent", "node/node-2", AlertState.FIRING, T0 + 31_000, T0 + 50_000,
@@ -64,6 +64,8 @@ class EvaluationFileTest {
         assertEquals(e.nodes().get(0).hello(), n.hello());
         assertEquals(e.nodes().get(0).lost(), n.lost());
         assertEquals(e.nodes().get(0).events(), n.events());
+        assertEquals(399, n.heldSeq(), "how far into the stream the windows go");
+        assertEquals(5, n.eventSeq());
         CardImage c = n.cards().get(0);
         CardImage was = e.nodes().get(0).cards().get(0);
         assertEquals(List.of(was.uuid(), was.task(), was.owner(), was.business(), was.lastSampleAt()),
@@ -132,7 +134,7 @@ class EvaluationFileTest {
         CardImage added = new CardImage("GPU-2", card.lastSampleAt() + 5_000, null, null, null, List.of(), List.of());
         NodeImage node = all.nodes().get(0);
         Evaluation newer = new Evaluation(all.at() + 5_000, List.of(new NodeImage(node.name(), node.hello(),
-                node.lastFrameAt() + 5_000, node.lost(), node.events(), List.of(later, added))), List.of());
+                node.lastFrameAt() + 5_000, node.lost(), node.events(), List.of(later, added), 404, 12)), List.of());
         Evaluation merged = newer.withWindowsOf(all);
         assertEquals(newer.at(), merged.at());
         assertEquals(List.of(), merged.alerts(), "the newer file's alerts");
@@ -141,5 +143,7 @@ class EvaluationFileTest {
         assertEquals("train-8", n.cards().get(0).task());
         assertEquals(card.windows(), n.cards().get(0).windows(), "the windows of the file that has them");
         assertEquals(List.of(), n.cards().get(1).windows(), "a card the older file lacks has none");
+        assertEquals(399, n.heldSeq(), "the windows hold the samples of the file that has them");
+        assertEquals(12, n.eventSeq(), "the events are the newer file's");
     }
 }

@@ -66,7 +66,7 @@ class ProbeTimingTest {
             }
 
             @Override
-            public void heard(String node, long at) {
+            public void shed(String node, long at, long seq) {
             }
 
             @Override

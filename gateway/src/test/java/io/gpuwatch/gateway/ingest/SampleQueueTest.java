@@ -37,7 +37,7 @@ class SampleQueueTest {
         }
 
         @Override
-        public void heard(String node, long at) {
+        public void shed(String node, long at, long seq) {
         }
 
         @Override
