@@ -390,7 +390,9 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                         || !evaluator.restore(a.rule(), a.labels(), a.activeSince())) {
                     continue;
                 }
-                transition(new Transition(rule, a.labels(), AlertState.PENDING, AlertState.FIRING, clock.millis(),
+                // it fired on the former owner, which shared when (its startsAt): the alert keeps that time, so
+                // a receiver sees the same alert, not a new one starting at the takeover
+                transition(new Transition(rule, a.labels(), AlertState.PENDING, AlertState.FIRING, a.activeSince(),
                         a.activeSince(), a.annotations().get("summary"), a.annotations().get("description")));
             }
             return (Void) null;
