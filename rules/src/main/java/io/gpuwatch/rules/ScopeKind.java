@@ -11,6 +11,11 @@ public enum ScopeKind {
     NODE,
     /** One task: its application readings, and the cards attributed to it pooled. */
     TASK,
+    /**
+     * One replica of a task: the application readings one node relays for the task, and the task's cards on that
+     * node pooled.
+     */
+    REPLICA,
     /** One business: the cards of its tasks pooled, and its tasks' application readings pooled. */
     BUSINESS,
     /** One scheduler queue: its scheduling readings. */
@@ -19,13 +24,14 @@ public enum ScopeKind {
     /**
      * The labels that name an instance of this scope, as its {@code ScopeView.identity()} gives them: an alert's
      * fingerprint is its rule and these, so labels that describe the instance (a card's task) may change
-     * without making a new alert. A task's business is part of its identity once known.
+     * without making a new alert. A task's business is part of its identity (and its replicas') once known.
      */
     public List<String> identityLabels() {
         return switch (this) {
             case CARD -> List.of("node", "uuid");
             case NODE -> List.of("node");
             case TASK -> List.of("task", "business");
+            case REPLICA -> List.of("task", "business", "node");
             case BUSINESS -> List.of("business");
             case QUEUE -> List.of("queue");
         };

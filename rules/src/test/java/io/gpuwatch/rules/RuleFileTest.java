@@ -138,7 +138,7 @@ class RuleFileTest {
                 "f.yml:8:5: error: unknown rule key `whn` (name, when, severity, layer, scope, for, keep_firing_for, keep_firing_while, "
                         + "labels, summary, description, runbook)",
                 "f.yml:6:15: error: unknown severity `urgent` (page, ticket, notice, inspect)",
-                "f.yml:11:12: error: unknown scope `cluster` (card, node, task, business, queue)",
+                "f.yml:11:12: error: unknown scope `cluster` (card, node, task, replica, business, queue)",
                 "f.yml:16:5: error: `when` is given twice",
                 "f.yml:17:10: error: `for`: a duration needs a unit (ms s m h d), e.g. 30s",
                 "f.yml:18:22: error: `keep_firing_for`: expected a duration such as 30s or 5m, found `soon`",

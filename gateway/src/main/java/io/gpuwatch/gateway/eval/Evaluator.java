@@ -5,6 +5,7 @@ import io.gpuwatch.gateway.state.CardState;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.gateway.state.NodeState;
 import io.gpuwatch.gateway.state.QueueState;
+import io.gpuwatch.gateway.state.ReplicaState;
 import io.gpuwatch.gateway.state.TaskState;
 import io.gpuwatch.protocol.App;
 import io.gpuwatch.protocol.Sched;
@@ -112,6 +113,8 @@ public final class Evaluator {
                     ? CardState.key(labels.get("node"), labels.get("uuid")) : null;
             case NODE -> labels.containsKey("node") ? NodeState.key(labels.get("node")) : null;
             case TASK -> labels.containsKey("task") ? TaskState.key(labels.get("task")) : null;
+            case REPLICA -> labels.containsKey("task") && labels.containsKey("node")
+                    ? ReplicaState.key(labels.get("task"), labels.get("node")) : null;
             case BUSINESS -> labels.containsKey("business") ? BusinessState.key(labels.get("business")) : null;
             case QUEUE -> labels.containsKey("queue") ? QueueState.key(labels.get("queue")) : null;
         };
@@ -161,7 +164,12 @@ public final class Evaluator {
      * what limited a 10,000-card gateway (bench fleet); business rules are digests, not pages.
      */
     public void app(String node, App app, long now) {
-        task(fleet.app(node, app, now), now);
+        TaskState task = fleet.app(node, app, now);
+        task(task, now);
+        ReplicaState replica = task.replicaOn(node);
+        if (replica != null) {
+            replica(replica, now);
+        }
     }
 
     /** A {@code sched} frame relayed by {@code node}: runs its queue's rules and those of every task it lists. */
@@ -179,6 +187,14 @@ public final class Evaluator {
         task.at(now);
         evaluating(task.instanceKey(), task.baselineKey());
         engine.evaluate(ScopeKind.TASK, task.instanceKey(), task, sink);
+        evaluations++;
+    }
+
+    /** Runs the replica's rules at {@code now}; its task must have been set to {@code now}. */
+    private void replica(ReplicaState replica, long now) {
+        replica.at(now);
+        evaluating(replica.instanceKey(), replica.baselineKey());
+        engine.evaluate(ScopeKind.REPLICA, replica.instanceKey(), replica, sink);
         evaluations++;
     }
 
@@ -217,6 +233,9 @@ public final class Evaluator {
         });
         for (TaskState t : fleet.tasks()) {
             task(t, now);
+            for (ReplicaState r : t.replicas()) {
+                replica(r, now);
+            }
         }
         // expire() has just rebuilt the businesses' memberships at this instant
         for (BusinessState b : fleet.businesses()) {

@@ -58,8 +58,9 @@ record TestFile(String file, List<Path> ruleFiles, long evaluationIntervalMs, Li
 
     /**
      * One metric, a value per sample interval, of one card ({@code uuid} and its {@code node}), of one task
-     * ({@code task}, with {@code business} when given: an application metric) or of one queue ({@code queue}: a
-     * scheduling metric); the fields of the other two are null.
+     * ({@code task}, with {@code business} when given: an application metric, relayed by {@code node}, the
+     * test's first node when null) or of one queue ({@code queue}: a scheduling metric); the fields of the other
+     * two are null.
      */
     record InputSeries(Place place, String node, String uuid, String task, String business, String queue,
                        String metric, SeriesNotation.Expanded values) {

@@ -40,7 +40,8 @@ final class TestFileReader {
     private static final List<String> NODE_KEYS = List.of("name", "labels", "cards");
     private static final List<String> CARD_KEYS = List.of("uuid", "name", "index", "processes");
     private static final List<String> PROCESS_KEYS = List.of("pid", "task", "owner", "business", "from", "until");
-    private static final List<String> SERIES_KEYS = List.of("card", "task", "business", "queue", "metric", "values");
+    private static final List<String> SERIES_KEYS = List.of("card", "task", "business", "node", "queue", "metric",
+            "values");
     private static final List<String> EVENT_KEYS = List.of("at", "card", "node", "kind", "xid", "text", "pid");
     private static final List<String> CHECK_KEYS = List.of("eval_time", "alertname", "exp_alerts",
             "exp_notifications");
@@ -147,7 +148,7 @@ final class TestFileReader {
         List<TestFile.InputSeries> series = new ArrayList<>();
         Map<String, Node> seen = new HashMap<>();
         for (Node n : list(keys.get("input_series"), "`input_series`")) {
-            TestFile.InputSeries s = inputSeries(n, cardNodes, seen);
+            TestFile.InputSeries s = inputSeries(n, cardNodes, nodeNames, seen);
             if (s != null) {
                 series.add(s);
             }
@@ -298,7 +299,8 @@ final class TestFileReader {
         return new TestFile.ProcessSetup(pid, task, owner, business, from, until);
     }
 
-    private TestFile.InputSeries inputSeries(Node n, Map<String, String> cardNodes, Map<String, Node> seen) {
+    private TestFile.InputSeries inputSeries(Node n, Map<String, String> cardNodes, Map<String, Node> nodeNames,
+                                             Map<String, Node> seen) {
         if (!(n instanceof MappingNode m)) {
             error(n, "an input series is a mapping of `card` (or `task` or `queue`), `metric` and `values`");
             return null;
@@ -311,6 +313,19 @@ final class TestFileReader {
         }
         if (keys.containsKey("business") && !keys.containsKey("task")) {
             error(keys.get("business"), "`business` goes with `task`: the business the task's app frames name");
+        }
+        String relay = null;
+        if (keys.containsKey("node")) {
+            if (!keys.containsKey("task")) {
+                error(keys.get("node"), "`node` goes with `task`: the node that relays the task's app frames (its "
+                        + "replica); a card's node is where `nodes` declares it");
+            } else {
+                relay = string(keys.get("node"), "the node relaying the task's app frames");
+                if (relay != null && !nodeNames.containsKey(relay)) {
+                    error(keys.get("node"), "node `" + relay + "` is not declared under `nodes`");
+                    relay = null;
+                }
+            }
         }
         String uuid = null;
         String task = null;
@@ -328,7 +343,8 @@ final class TestFileReader {
             uuid = knownCard(required(m, keys, "card", "the uuid of a card declared under `nodes` (or `task:` or "
                     + "`queue:`)"), cardNodes);
         }
-        String owner = task != null ? "task `" + task + "`" : queue != null ? "queue `" + queue + "`"
+        String owner = task != null ? "task `" + task + "`" + (relay == null ? "" : " on `" + relay + "`")
+                : queue != null ? "queue `" + queue + "`"
                 : "card `" + uuid + "`";
         Node metricNode = required(m, keys, "metric", "a metric, e.g. gpuUtil");
         String metric = string(metricNode, "the metric");
@@ -364,7 +380,7 @@ final class TestFileReader {
         if (!named || metric == null || values == null) {
             return null;
         }
-        return new TestFile.InputSeries(SourcePlaces.of(valuesNode), uuid == null ? null : cardNodes.get(uuid), uuid,
+        return new TestFile.InputSeries(SourcePlaces.of(valuesNode), uuid == null ? relay : cardNodes.get(uuid), uuid,
                 task, business, queue, metric, values);
     }
 

@@ -128,13 +128,18 @@ final class TestRun {
         appAndSched(step, t);
     }
 
+    /** A task's app frame as one node relays it: one replica of the task. */
+    private record Replica(String node, String task) {
+    }
+
     /**
-     * One app frame per task and one sched frame per queue that has a value at this step, relayed by the first
-     * node of the test (a real gateway takes them from whichever connection carries them).
+     * One app frame per task and relaying node, and one sched frame per queue, that has a value at this step;
+     * a task series without a `node` and the queues are relayed by the first node of the test (a real gateway
+     * takes them from whichever connection carries them).
      */
     private void appAndSched(int step, long t) {
-        String relay = test.nodes().isEmpty() ? "rules-test" : test.nodes().get(0).name();
-        Map<String, MetricValues.Builder> apps = new LinkedHashMap<>();
+        String first = test.nodes().isEmpty() ? "rules-test" : test.nodes().get(0).name();
+        Map<Replica, MetricValues.Builder> apps = new LinkedHashMap<>();
         Map<String, String> businesses = new HashMap<>();
         Map<String, MetricValues.Builder> queues = new LinkedHashMap<>();
         for (TestFile.InputSeries s : test.series()) {
@@ -142,17 +147,22 @@ final class TestRun {
             if (Double.isNaN(v) || s.uuid() != null) {
                 continue;
             }
-            Map<String, MetricValues.Builder> into = s.task() != null ? apps : queues;
-            into.computeIfAbsent(s.task() != null ? s.task() : s.queue(), k -> MetricValues.builder())
-                    .set(Metric.byField(s.metric()), v);
+            if (s.task() != null) {
+                apps.computeIfAbsent(new Replica(s.node() == null ? first : s.node(), s.task()),
+                        k -> MetricValues.builder()).set(Metric.byField(s.metric()), v);
+            } else {
+                queues.computeIfAbsent(s.queue(), k -> MetricValues.builder()).set(Metric.byField(s.metric()), v);
+            }
             if (s.business() != null) {
                 businesses.put(s.task(), s.business());
             }
         }
-        for (Map.Entry<String, MetricValues.Builder> a : apps.entrySet()) {
-            replay.feed(relay, new App(seq(relay), START_MS + t, a.getKey(), businesses.get(a.getKey()),
+        for (Map.Entry<Replica, MetricValues.Builder> a : apps.entrySet()) {
+            String relay = a.getKey().node();
+            replay.feed(relay, new App(seq(relay), START_MS + t, a.getKey().task(), businesses.get(a.getKey().task()),
                     "rules-test", a.getValue().build()), START_MS + t);
         }
+        String relay = first;
         for (Map.Entry<String, MetricValues.Builder> q : queues.entrySet()) {
             replay.feed(relay, new Sched(seq(relay), START_MS + t, q.getKey(), q.getValue().build(), List.of()),
                     START_MS + t);

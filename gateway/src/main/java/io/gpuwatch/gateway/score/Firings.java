@@ -58,7 +58,7 @@ public final class Firings implements Consumer<Replay.Sent> {
             return ScopeKind.CARD;
         }
         if (scope.containsKey("task")) {
-            return ScopeKind.TASK;
+            return scope.containsKey("node") ? ScopeKind.REPLICA : ScopeKind.TASK;
         }
         if (scope.containsKey("business")) {
             return ScopeKind.BUSINESS;

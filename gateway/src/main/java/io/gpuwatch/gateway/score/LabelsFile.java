@@ -144,12 +144,14 @@ public final class LabelsFile {
                 case CARD -> card;
                 case NODE -> node;
                 case TASK -> task;
+                case REPLICA -> task == null ? null : node;
                 case BUSINESS -> business;
                 case QUEUE -> queue;
             };
             if (target == null) {
                 error(k.getOrDefault("scope", m), "scope " + scope.key() + " needs `"
-                        + (scope == ScopeKind.CARD ? "card" : scope.key()) + "`, the " + scope.key() + " it is about");
+                        + (scope == ScopeKind.CARD ? "card" : scope == ScopeKind.REPLICA ? "task` and `node"
+                        : scope.key()) + "`, the " + scope.key() + " it is about");
             }
         }
         Long at = nonNegative(required(m, k, "at", "ms from start"));

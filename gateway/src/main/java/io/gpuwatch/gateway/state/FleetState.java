@@ -245,6 +245,10 @@ public final class FleetState {
         heard(node, at);
         TaskState t = task(app.task());
         long ts = Math.min(app.ts(), at);
+        NodeState relay = nodes.get(node);
+        if (relay != null) {
+            t.replica(relay).app(ts, app.values());
+        }
         t.app(ts, app.values(), app.business());
         if (t.business() != null) {
             for (int id : appBaselined) {
@@ -372,7 +376,12 @@ public final class FleetState {
     public void expire(long at, Consumer<String> gone) {
         tasks.values().removeIf(t -> {
             t.prune(at);
-            return retire(t.expired(at), t.instanceKey(), gone);
+            t.expireReplicas(at, gone);
+            boolean expired = retire(t.expired(at), t.instanceKey(), gone);
+            if (expired) {
+                t.retireReplicas(gone);
+            }
+            return expired;
         });
         businesses(at);
         businesses.values().removeIf(b -> retire(b.expired(at), b.instanceKey(), gone));

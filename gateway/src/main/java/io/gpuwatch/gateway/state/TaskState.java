@@ -16,6 +16,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * One task, read by task-scope rules: its application readings in windows of its own, and the cards attributed to
@@ -44,8 +45,15 @@ public final class TaskState implements ScopeView {
     /** Peer groups by series, window and whether they group nodes, with the instant each was computed at. */
     private final Map<PeerKey, Peers> peers = new HashMap<>();
 
-    /** What a peer group compares: a series' mean over a window, of the task's cards or of its nodes. */
-    private record PeerKey(int seriesId, long windowMs, boolean nodes) {
+    /** The task's replicas by node name: what each node relays of the task's application readings. */
+    private final Map<String, ReplicaState> replicas = new LinkedHashMap<>();
+    private List<SeriesSpec> specs = List.of();
+
+    /** Which members a peer group compares. */
+    private enum Among { CARDS, NODES, REPLICAS }
+
+    /** What a peer group compares: a series' mean over a window, of the task's cards, nodes or replicas. */
+    private record PeerKey(int seriesId, long windowMs, Among among) {
     }
 
     /** A peer group and the instant it was computed at. */
@@ -83,7 +91,11 @@ public final class TaskState implements ScopeView {
     }
 
     void useSeries(List<SeriesSpec> specs) {
+        this.specs = specs;
         app.useSeries(specs);
+        for (ReplicaState r : replicas.values()) {
+            r.useSeries(specs);
+        }
         // series ids are the new rule set's
         peers.clear();
         derived = new double[specs.size()];
@@ -110,6 +122,44 @@ public final class TaskState implements ScopeView {
     void app(long ts, MetricValues values, String business) {
         heard(ts, null, business);
         app.append(ts, values, this, derived);
+    }
+
+    /** The replica {@code node} serves, made on its first app frame. */
+    ReplicaState replica(NodeState node) {
+        ReplicaState r = replicas.get(node.name());
+        if (r == null || r.node() != node) {
+            r = new ReplicaState(this, node);
+            r.useSeries(specs);
+            replicas.put(node.name(), r);
+        }
+        return r;
+    }
+
+    /** The replica the node named {@code node} serves; null when it relays nothing of this task. */
+    public ReplicaState replicaOn(String node) {
+        return replicas.get(node);
+    }
+
+    /** The task's replicas now. */
+    public Collection<ReplicaState> replicas() {
+        return Collections.unmodifiableCollection(replicas.values());
+    }
+
+    /** Replicas without an app frame for longer than the grace period leave; {@code gone} gets each one's key. */
+    void expireReplicas(long at, Consumer<String> gone) {
+        replicas.values().removeIf(r -> {
+            boolean expired = r.expired(at);
+            if (expired) {
+                gone.accept(r.instanceKey());
+            }
+            return expired;
+        });
+    }
+
+    /** Every replica leaves with its task. */
+    void retireReplicas(Consumer<String> gone) {
+        replicas.values().forEach(r -> gone.accept(r.instanceKey()));
+        replicas.clear();
     }
 
     /** The value the latest app frame derived for series {@code id} (NaN when none). */
@@ -173,7 +223,11 @@ public final class TaskState implements ScopeView {
     }
 
     long retainedBytes() {
-        return app.retainedBytes();
+        long total = app.retainedBytes();
+        for (ReplicaState r : replicas.values()) {
+            total += r.retainedBytes();
+        }
+        return total;
     }
 
     /**
@@ -182,12 +236,17 @@ public final class TaskState implements ScopeView {
      * 1,000-card task would otherwise read a million windows per tick.
      */
     PeerGroup<ScopeView> cardPeers(int id, long windowMs, long at) {
-        return peerGroup(new PeerKey(id, windowMs, false), at);
+        return peerGroup(new PeerKey(id, windowMs, Among.CARDS), at);
     }
 
     /** The task's nodes compared on the mean, over each node's cards of the task, of their card figures. */
     PeerGroup<ScopeView> nodePeers(int id, long windowMs, long at) {
-        return peerGroup(new PeerKey(id, windowMs, true), at);
+        return peerGroup(new PeerKey(id, windowMs, Among.NODES), at);
+    }
+
+    /** The task's replicas compared on their mean of series {@code id} over {@code windowMs}. */
+    PeerGroup<ScopeView> replicaPeers(int id, long windowMs, long at) {
+        return peerGroup(new PeerKey(id, windowMs, Among.REPLICAS), at);
     }
 
     /** How old a peer group may be before it is computed again: one tick. */
@@ -199,11 +258,21 @@ public final class TaskState implements ScopeView {
             return held.group();
         }
         prune(at);
-        double[] figures = new double[members.size()];
-        for (int i = 0; i < figures.length; i++) {
-            figures[i] = members.get(i).series(key.seriesId()).avg(key.windowMs());
+        PeerGroup<ScopeView> group;
+        if (key.among() == Among.REPLICAS) {
+            List<ScopeView> all = new ArrayList<>(replicas.values());
+            double[] figures = new double[all.size()];
+            for (int i = 0; i < figures.length; i++) {
+                figures[i] = all.get(i).series(key.seriesId()).avg(key.windowMs());
+            }
+            group = PeerGroup.of(all, figures);
+        } else {
+            double[] figures = new double[members.size()];
+            for (int i = 0; i < figures.length; i++) {
+                figures[i] = members.get(i).series(key.seriesId()).avg(key.windowMs());
+            }
+            group = key.among() == Among.NODES ? byNode(figures) : PeerGroup.of(List.copyOf(members), figures);
         }
-        PeerGroup<ScopeView> group = key.nodes() ? byNode(figures) : PeerGroup.of(List.copyOf(members), figures);
         peers.put(key, new Peers(at, group));
         return group;
     }
@@ -290,6 +359,11 @@ public final class TaskState implements ScopeView {
     /** The business whose baselines the task's rules read; null while unknown. */
     public String baselineKey() {
         return business;
+    }
+
+    /** The baseline of the task's business, {@code series}' latest value measured against it (a replica's). */
+    double baseline(int seriesId, BaselineStat stat, double k, long at, Series series) {
+        return fleet.baseline(business, seriesId, stat, k, at, series);
     }
 
     /** The baseline of the task's business; unknown while the task's business is. */

@@ -69,6 +69,28 @@ class ScorerTest {
     }
 
     @Test
+    void aReplicaAlertCoversItsTasksIncidentOnItsNodeAndTheCardsThere() {
+        Map<String, String> replica = Map.of("task", "train-0", "node", "gpu-1", "business", "chat");
+        Label card = cardIncident("bus", Severity.PAGE);
+        assertTrue(fired("stuck", Severity.PAGE, ScopeKind.REPLICA, replica, T + 12_000).covers(card));
+        assertFalse(fired("stuck", Severity.PAGE, ScopeKind.REPLICA, Map.of("task", "train-0", "node", "gpu-2"),
+                T + 12_000).covers(card), "another node's replica");
+        assertFalse(fired("stuck", Severity.PAGE, ScopeKind.REPLICA, Map.of("task", "train-1", "node", "gpu-1"),
+                T + 12_000).covers(card), "another task's replica on the same node");
+        Label onNode = new Label("collapse", Label.Kind.COMPOSITE, "tokens-collapse", "application", ScopeKind.TASK,
+                "gpu-1", "GPU-a", "train-0", "chat", null, T, T + 600_000, 300_000, Severity.PAGE, List.of(), null);
+        assertTrue(fired("stuck", Severity.PAGE, ScopeKind.REPLICA, replica, T + 1).covers(onNode),
+                "the task's incident placed on the replica's node");
+        Label whole = new Label("collapse", Label.Kind.COMPOSITE, "tokens-collapse", "application", ScopeKind.TASK,
+                null, null, "train-0", "chat", null, T, T + 600_000, 300_000, Severity.PAGE, List.of(), null);
+        assertFalse(fired("stuck", Severity.PAGE, ScopeKind.REPLICA, replica, T + 1).covers(whole),
+                "one replica says nothing of the whole task");
+        Label node = new Label("silent", Label.Kind.HARD, "node-silent", "device", ScopeKind.NODE, "gpu-1", null,
+                null, null, null, T, T + 60_000, 60_000, Severity.PAGE, List.of(), null);
+        assertFalse(fired("stuck", Severity.PAGE, ScopeKind.REPLICA, replica, T + 1).covers(node));
+    }
+
+    @Test
     void notificationsOutsideTheSpanAreFalseAndDetectNothing() {
         Label l = cardIncident("bus", Severity.PAGE);
         Score s = one(List.of(l), List.of(

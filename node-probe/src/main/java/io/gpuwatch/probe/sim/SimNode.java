@@ -180,7 +180,8 @@ final class SimNode {
 
     /**
      * The application readings of each inference service on the node, as its servers would export them:
-     * tokens/s and requests follow the cards' utilisation; Serving spells cut tokens/s and stretch latency.
+     * tokens/s and requests follow the cards' utilisation; Serving spells cut tokens/s and stretch latency. The
+     * service's cards on the node are one tensor-parallel replica, so a spell on one shard slows all of it.
      */
     List<App> apps(long elapsed) {
         advance(elapsed);
@@ -198,14 +199,18 @@ final class SimNode {
             double load = 0;
             double tokens = 0;
             double latency = 0;
+            double slowest = 1;
             for (SimCard c : shards) {
                 double u = c.util() / 100;
                 load += u;
-                tokens += u * TOKENS_PER_CARD * c.tokensShare();
+                tokens += u * TOKENS_PER_CARD;
+                // the shards of a tensor-parallel server step in lockstep: the slowest sets the replica's pace
+                slowest = Math.min(slowest, c.tokensShare());
                 // a server that makes fewer tokens for the same requests makes them wait; its slowest shard
                 // sets the tail
                 latency = Math.max(latency, c.latencyFactor() / Math.pow(Math.max(0.02, c.tokensShare()), 0.7));
             }
+            tokens *= slowest;
             double mean = load / shards.size();
             double requests = load * TOKENS_PER_CARD / TOKENS_PER_REQUEST;
             double ttft = TTFT_P50_MS * (1 + 0.6 * mean * mean) * latency * appRandom.nextDouble(0.95, 1.05);

@@ -279,7 +279,7 @@ public final class DslCompiler {
         if (p.key().isEmpty()) {
             throw new DslException(p.keyPos(), "empty label key");
         }
-        if (scope != ScopeKind.CARD && scope != ScopeKind.NODE) {
+        if (scope != ScopeKind.CARD && scope != ScopeKind.NODE && scope != ScopeKind.REPLICA) {
             throw new DslException(p.pos(), "node labels from hello are not available in " + scope.key()
                     + " scope, which spans nodes");
         }
@@ -740,14 +740,16 @@ public final class DslCompiler {
 
     /**
      * {@code peers(m, w).stat}: the scope's mean of {@code m} over {@code w} against its peers' (card scope: the
-     * other cards of its task; node scope: the other nodes of the task most of its cards run). The series is
+     * other cards of its task; node scope: the other nodes of the task most of its cards run; replica scope: the
+     * task's other replicas). The series is
      * registered for the window so every member keeps it.
      */
     private Out peers(Syntax.Member p, Walk w) throws DslException {
         Syntax.Call c = p.target();
-        if (scope != ScopeKind.CARD && scope != ScopeKind.NODE) {
-            throw new DslException(c.pos(), "`peers(…)` compares a card with the other cards of its task, or a node "
-                    + "with the other nodes of its task, so it needs card or node scope, not " + scope.key());
+        if (scope != ScopeKind.CARD && scope != ScopeKind.NODE && scope != ScopeKind.REPLICA) {
+            throw new DslException(c.pos(), "`peers(…)` compares a card with the other cards of its task, a node "
+                    + "with the other nodes of its task or a replica with the task's other replicas, so it needs "
+                    + "card, node or replica scope, not " + scope.key());
         }
         arity(c, 2, "metric, window");
         MetricRef m = metricArgument(c, c.args().get(0));
@@ -801,9 +803,9 @@ public final class DslCompiler {
     private void checkMetric(MetricRef m, int pos, String function) throws DslException {
         switch (m.source()) {
             case APP:
-                if (scope != ScopeKind.TASK && scope != ScopeKind.BUSINESS) {
-                    throw new DslException(pos, "`" + m.field() + "` is an application metric, read in task or "
-                            + "business scope, not " + scope.key());
+                if (scope != ScopeKind.TASK && scope != ScopeKind.REPLICA && scope != ScopeKind.BUSINESS) {
+                    throw new DslException(pos, "`" + m.field() + "` is an application metric, read in task, "
+                            + "replica or business scope, not " + scope.key());
                 }
                 break;
             case SCHED:
@@ -917,9 +919,9 @@ public final class DslCompiler {
      */
     private Out cardsWhere(Syntax.CardsWhere cw, Walk w, boolean list) throws DslException {
         String f = list ? "distinct" : "count";
-        if (scope != ScopeKind.NODE && scope != ScopeKind.TASK && scope != ScopeKind.BUSINESS) {
-            throw new DslException(cw.pos(), "`" + f + "(cards where …)` reads the cards of a node, task or business, "
-                    + "so it needs node, task or business scope, not " + scope.key());
+        if (scope == ScopeKind.CARD || scope == ScopeKind.QUEUE) {
+            throw new DslException(cw.pos(), "`" + f + "(cards where …)` reads the cards of a node, task, replica or "
+                    + "business, so it needs node, task, replica or business scope, not " + scope.key());
         }
         Walk inner = w.nested("`consecutive` cannot be used inside `cards where`, which is evaluated per card");
         Out cond = new DslCompiler(ScopeKind.CARD, catalog).compile(cw.condition(), inner);
@@ -949,6 +951,7 @@ public final class DslCompiler {
         return switch (scope) {
             case CARD, NODE -> LABELS;
             case TASK -> List.of("task", "owner", "business", "queue");
+            case REPLICA -> List.of("task", "owner", "business", "queue", "node");
             case BUSINESS -> List.of("business");
             case QUEUE -> List.of("queue");
         };
@@ -963,7 +966,7 @@ public final class DslCompiler {
         Walk inner = w.nested("`consecutive` cannot be used inside `fraction`, which evaluates its condition per "
                 + "sample, not per evaluation");
         // per card sample: in task and business scope the share is pooled over the member cards' samples
-        DslCompiler perSample = scope == ScopeKind.TASK || scope == ScopeKind.BUSINESS
+        DslCompiler perSample = scope == ScopeKind.TASK || scope == ScopeKind.REPLICA || scope == ScopeKind.BUSINESS
                 ? new DslCompiler(ScopeKind.CARD, catalog) : this;
         Out cond = perSample.compile(c.args().get(0), inner);
         if (cond.type != Type.BOOLEAN) {
@@ -1072,7 +1075,7 @@ public final class DslCompiler {
     private boolean readable(Metric.Source source) {
         return switch (source) {
             case CARD -> scope != ScopeKind.QUEUE;
-            case APP -> scope == ScopeKind.TASK || scope == ScopeKind.BUSINESS;
+            case APP -> scope == ScopeKind.TASK || scope == ScopeKind.REPLICA || scope == ScopeKind.BUSINESS;
             case SCHED -> scope == ScopeKind.QUEUE;
         };
     }

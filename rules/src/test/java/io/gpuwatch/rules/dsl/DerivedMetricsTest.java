@@ -113,7 +113,7 @@ class DerivedMetricsTest {
     @Test
     void eachDerivedMetricIsRefusedWhereItsFramesDoNotReach() {
         assertTrue(load("card", "costPerToken > 0").diagnostics().toString().contains(
-                "`costPerToken` is an application metric, read in task or business scope, not card"));
+                "`costPerToken` is an application metric, read in task, replica or business scope, not card"));
         assertTrue(load("queue", "avg(idle, 5m) > 0").diagnostics().toString().contains(
                 "`idle` is a card metric"));
         assertTrue(load("card", "idle(5m) > 0").diagnostics().toString().contains("`idle` is not a function"));

@@ -95,6 +95,6 @@ class PeersExpressionTest {
         DslCompiler task = new DslCompiler(ScopeKind.TASK, new SeriesCatalog());
         DslException e = org.junit.jupiter.api.Assertions.assertThrows(DslException.class,
                 () -> task.condition("peers(gpuUtil, 2m).ratio < 0.75", warnings));
-        assertTrue(e.getMessage().contains("needs card or node scope, not task"), e.getMessage());
+        assertTrue(e.getMessage().contains("needs card, node or replica scope, not task"), e.getMessage());
     }
 }

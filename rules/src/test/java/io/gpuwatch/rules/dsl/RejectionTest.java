@@ -94,7 +94,7 @@ class RejectionTest {
         "gpuUtil > 1 && node | 6:26 | `&&` needs true/false on both sides, but its right side is a string",
         "node > 5 | 6:11 | `>` needs a number on both sides, but its left side is a string",
         "node == 5 | 6:16 | `==` compares values of one type, but this compares a string with a number",
-        "oomTotal > 0 | 6:11 | `oomTotal` is an application metric, read in task or business scope, not card",
+        "oomTotal > 0 | 6:11 | `oomTotal` is an application metric, read in task, replica or business scope, not card",
         "waitP50s > 0 | 6:11 | `waitP50s` is a scheduling metric, read in queue scope, not card",
         "clockEventReasons > 0 | 6:11 | `clockEventReasons` is a set of bits; test it with throttled('REASON', …)",
         "throttled('HOT') | 6:21 | unknown clock-event reason `HOT` (GPU_IDLE, APPLICATIONS_CLOCKS_SETTING, "

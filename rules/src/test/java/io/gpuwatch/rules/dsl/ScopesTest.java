@@ -52,8 +52,13 @@ class ScopesTest {
                 + "metrics (pending, running, waitP50s, preemptions, …)"), errors("queue", "gpuUtil > 5"));
         assertEquals(List.of("s.yml:7:15: error: `waitP50s` is a scheduling metric, read in queue scope, not task"),
                 errors("task", "avg(waitP50s, 5m) > 5"));
-        assertEquals(List.of("s.yml:7:11: error: `tokensPerSec` is an application metric, read in task or business "
-                + "scope, not node"), errors("node", "tokensPerSec < 5"));
+        assertEquals(List.of("s.yml:7:11: error: `tokensPerSec` is an application metric, read in task, replica or "
+                + "business scope, not node"), errors("node", "tokensPerSec < 5"));
+        assertEquals(List.of(), errors("replica", "avg(tokensPerSec, 2m) < 0.5 * peers(tokensPerSec, 2m).median "
+                + "&& avg(gpuUtil, 2m) > 60 && node != '' && task != '' && labels.rack != ''"),
+                "a replica reads its own app frames, its cards, its node's labels and its task's");
+        assertEquals(List.of("s.yml:7:11: error: `lostCards` counts the cards a node no longer lists, so it needs "
+                + "node scope, not replica"), errors("replica", "lostCards > 0"));
         assertEquals(List.of("s.yml:7:11: error: `node` is not a label of task scope (task, owner, business, queue)"),
                 errors("task", "node == 'a'"));
         assertEquals(List.of("s.yml:7:11: error: `task` is not a label of queue scope (queue)"),
@@ -68,16 +73,17 @@ class ScopesTest {
 
     @Test
     void cardsWhereIsCheckedAsACardCondition() {
-        assertEquals(List.of("s.yml:7:17: error: `count(cards where …)` reads the cards of a node, task or business, "
-                + "so it needs node, task or business scope, not card"), errors("card", "count(cards where gpuUtil < 5) > 0"));
+        assertEquals(List.of("s.yml:7:17: error: `count(cards where …)` reads the cards of a node, task, replica or "
+                + "business, so it needs node, task, replica or business scope, not card"),
+                errors("card", "count(cards where gpuUtil < 5) > 0"));
         assertEquals(List.of("s.yml:7:11: error: `lostCards` counts the cards a node no longer lists, so it needs "
                 + "node scope, not card"), errors("card", "lostCards > 0"));
         assertEquals(List.of(), errors("node", "lostCards > 0"));
-        assertEquals(List.of("s.yml:7:20: error: `distinct(cards where …)` reads the cards of a node, task or "
-                + "business, so it needs node, task or business scope, not queue"),
+        assertEquals(List.of("s.yml:7:20: error: `distinct(cards where …)` reads the cards of a node, task, replica "
+                + "or business, so it needs node, task, replica or business scope, not queue"),
                 errors("queue", "distinct(cards where gpuUtil < 5) != ''"));
-        assertEquals(List.of("s.yml:7:29: error: `tokensPerSec` is an application metric, read in task or business "
-                + "scope, not card"), errors("task", "count(cards where tokensPerSec < 5) > 0"));
+        assertEquals(List.of("s.yml:7:29: error: `tokensPerSec` is an application metric, read in task, replica or "
+                + "business scope, not card"), errors("task", "count(cards where tokensPerSec < 5) > 0"));
         assertEquals(List.of("s.yml:7:29: error: `cards where` needs a condition (true/false), e.g. "
                 + "count(cards where gpuUtil < 5), but this is a number"), errors("task", "count(cards where gpuUtil) > 0"));
         assertEquals(List.of("s.yml:7:11: error: `cards where …` can only be the argument of count() or distinct(), e.g. "

@@ -1,0 +1,181 @@
+package io.gpuwatch.gateway.state;
+
+import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.protocol.MetricValues;
+import io.gpuwatch.rules.SeriesSpec;
+import io.gpuwatch.rules.scope.BaselineStat;
+import io.gpuwatch.rules.scope.PeerStat;
+import io.gpuwatch.rules.scope.ScopeView;
+import io.gpuwatch.rules.scope.Series;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One replica of a task, read by replica-scope rules: the application readings one node relays for the task (its
+ * servers of that task, which step together) in windows of their own, and the task's cards on that node pooled.
+ * A service pools its replicas in task scope, where one stuck replica of several is a small dent; here it is whole.
+ */
+public final class ReplicaState implements ScopeView {
+    private final TaskState task;
+    private final NodeState node;
+    private final WindowSet app = new WindowSet(Metric.Source.APP);
+    private Map<String, String> identity;
+    private double[] derived = new double[0];
+    private PooledSeries[] pooled = new PooledSeries[0];
+    /** The task's cards on the node, rebuilt at each evaluation instant (the task's membership may change). */
+    private final List<CardState> members = new ArrayList<>();
+    private long lastHeardAt;
+    private long now;
+
+    ReplicaState(TaskState task, NodeState node) {
+        this.task = task;
+        this.node = node;
+        this.identity = Map.of("task", task.name(), "node", node.name());
+    }
+
+    /** The task, its business once known (as a task's own identity has it) and the node. */
+    private Map<String, String> identityNow() {
+        String business = task.business();
+        if (business != null && !business.equals(identity.get("business"))) {
+            identity = Map.of("task", task.name(), "business", business, "node", node.name());
+        }
+        return identity;
+    }
+
+    /** The engine key of the replica of task {@code task} on node {@code node}. */
+    public static String key(String task, String node) {
+        return "replica/" + task + "/" + node;
+    }
+
+    /** The key a rule engine tracks this replica's alert states under. */
+    public String instanceKey() {
+        return key(task.name(), node.name());
+    }
+
+    public NodeState node() {
+        return node;
+    }
+
+    void useSeries(List<SeriesSpec> specs) {
+        app.useSeries(specs);
+        derived = new double[specs.size()];
+        PooledSeries[] next = new PooledSeries[specs.size()];
+        for (SeriesSpec spec : specs) {
+            next[spec.id()] = new PooledSeries(members, spec.id());
+        }
+        pooled = next;
+    }
+
+    /** Application readings of the replica at {@code ts}. */
+    void app(long ts, MetricValues values) {
+        lastHeardAt = Math.max(lastHeardAt, ts);
+        app.append(ts, values, this, derived);
+    }
+
+    /** No app frame for longer than the grace period: the replica is gone (moved, scaled in, or its node is). */
+    boolean expired(long at) {
+        return at - lastHeardAt > FleetState.MEMBERSHIP_GRACE_MS;
+    }
+
+    /** Sets the evaluation time for the replica, its windows and its cards; the task's must be set first. */
+    public ReplicaState at(long nowMs) {
+        this.now = nowMs;
+        app.at(nowMs);
+        members.clear();
+        for (CardState card : task.cards()) {
+            if (card.node() == node) {
+                members.add(card);
+                card.at(nowMs);
+            }
+        }
+        return this;
+    }
+
+    long retainedBytes() {
+        return app.retainedBytes();
+    }
+
+    @Override
+    public long now() {
+        return now;
+    }
+
+    @Override
+    public String label(String key) {
+        if (key.equals("node")) {
+            return node.name();
+        }
+        if (key.startsWith("labels.")) {
+            return node.label(key);
+        }
+        return task.label(key);
+    }
+
+    @Override
+    public Map<String, String> identity() {
+        return identityNow();
+    }
+
+    /** The labels of the node's last hello. */
+    @Override
+    public Map<String, String> context() {
+        return node.context();
+    }
+
+    @Override
+    public Series series(int seriesId) {
+        if (app.holds(seriesId)) {
+            return app.window(seriesId);
+        }
+        return seriesId >= 0 && seriesId < pooled.length ? pooled[seriesId] : Series.EMPTY;
+    }
+
+    @Override
+    public int countEvents(String kind, int code, long windowMs) {
+        return MemberEvents.count(members, kind, code, windowMs);
+    }
+
+    @Override
+    public List<String> distinctEvents(String kind, int code, long windowMs) {
+        return MemberEvents.distinct(members, kind, code, windowMs);
+    }
+
+    /** Milliseconds since the replica's last app frame. */
+    @Override
+    public long silentForMs() {
+        return Math.max(0, now - lastHeardAt);
+    }
+
+    @Override
+    public boolean allocated() {
+        for (CardState card : members) {
+            if (card.allocated()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public List<? extends ScopeView> members() {
+        return members;
+    }
+
+    /** The business whose baselines the replica's rules read: its task's. */
+    public String baselineKey() {
+        return task.baselineKey();
+    }
+
+    @Override
+    public double baseline(int seriesId, BaselineStat stat, double k) {
+        return task.baseline(seriesId, stat, k, now, series(seriesId));
+    }
+
+    /** Against the task's other replicas. */
+    @Override
+    public double peers(int seriesId, long windowMs, PeerStat stat) {
+        return task.replicaPeers(seriesId, windowMs, now).stat(this, stat);
+    }
+}
