@@ -1,15 +1,9 @@
 package io.gpuwatch.gateway.state;
 
-import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
-import io.gpuwatch.rules.SeriesSpec;
 import io.gpuwatch.rules.scope.BaselineStat;
 import io.gpuwatch.rules.scope.PeerStat;
-import io.gpuwatch.rules.scope.ScopeView;
-import io.gpuwatch.rules.scope.Series;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -17,17 +11,10 @@ import java.util.Map;
  * servers of that task, which step together) in windows of their own, and the task's cards on that node pooled.
  * A service pools its replicas in task scope, where one stuck replica of several is a small dent; here it is whole.
  */
-public final class ReplicaState implements ScopeView {
+public final class ReplicaState extends CardPool {
     private final TaskState task;
     private final NodeState node;
-    private final WindowSet app = new WindowSet(Metric.Source.APP);
     private Map<String, String> identity;
-    private double[] derived = new double[0];
-    private PooledSeries[] pooled = new PooledSeries[0];
-    /** The task's cards on the node, rebuilt at each evaluation instant (the task's membership may change). */
-    private final List<CardState> members = new ArrayList<>();
-    private long lastHeardAt;
-    private long now;
 
     ReplicaState(TaskState task, NodeState node) {
         this.task = task;
@@ -58,20 +45,10 @@ public final class ReplicaState implements ScopeView {
         return node;
     }
 
-    void useSeries(List<SeriesSpec> specs) {
-        app.useSeries(specs);
-        derived = new double[specs.size()];
-        PooledSeries[] next = new PooledSeries[specs.size()];
-        for (SeriesSpec spec : specs) {
-            next[spec.id()] = new PooledSeries(members, spec.id());
-        }
-        pooled = next;
-    }
-
     /** Application readings of the replica at {@code ts}. */
     void app(long ts, MetricValues values) {
         lastHeardAt = Math.max(lastHeardAt, ts);
-        app.append(ts, values, this, derived);
+        appendApp(ts, values);
     }
 
     /** No app frame for longer than the grace period: the replica is gone (moved, scaled in, or its node is). */
@@ -79,7 +56,10 @@ public final class ReplicaState implements ScopeView {
         return at - lastHeardAt > FleetState.MEMBERSHIP_GRACE_MS;
     }
 
-    /** Sets the evaluation time for the replica, its windows and its cards; the task's must be set first. */
+    /**
+     * Sets the evaluation time for the replica, its windows and its cards (the task's cards on the node, taken
+     * again at each instant since the task's membership changes); the task's must be set first.
+     */
     public ReplicaState at(long nowMs) {
         this.now = nowMs;
         app.at(nowMs);
@@ -95,11 +75,6 @@ public final class ReplicaState implements ScopeView {
 
     long retainedBytes() {
         return app.retainedBytes();
-    }
-
-    @Override
-    public long now() {
-        return now;
     }
 
     @Override
@@ -122,45 +97,6 @@ public final class ReplicaState implements ScopeView {
     @Override
     public Map<String, String> context() {
         return node.context();
-    }
-
-    @Override
-    public Series series(int seriesId) {
-        if (app.holds(seriesId)) {
-            return app.window(seriesId);
-        }
-        return seriesId >= 0 && seriesId < pooled.length ? pooled[seriesId] : Series.EMPTY;
-    }
-
-    @Override
-    public int countEvents(String kind, int code, long windowMs) {
-        return MemberEvents.count(members, kind, code, windowMs);
-    }
-
-    @Override
-    public List<String> distinctEvents(String kind, int code, long windowMs) {
-        return MemberEvents.distinct(members, kind, code, windowMs);
-    }
-
-    /** Milliseconds since the replica's last app frame. */
-    @Override
-    public long silentForMs() {
-        return Math.max(0, now - lastHeardAt);
-    }
-
-    @Override
-    public boolean allocated() {
-        for (CardState card : members) {
-            if (card.allocated()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    @Override
-    public List<? extends ScopeView> members() {
-        return members;
     }
 
     /** The business whose baselines the replica's rules read: its task's. */

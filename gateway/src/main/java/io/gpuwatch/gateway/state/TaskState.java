@@ -1,6 +1,5 @@
 package io.gpuwatch.gateway.state;
 
-import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
 import io.gpuwatch.rules.SeriesSpec;
 import io.gpuwatch.rules.scope.BaselineStat;
@@ -23,25 +22,19 @@ import java.util.function.Consumer;
  * it (by a process on the card or by a scheduler listing) pooled. A card leaves once its latest attribution is
  * older than {@link FleetState#MEMBERSHIP_GRACE_MS}.
  */
-public final class TaskState implements ScopeView {
+public final class TaskState extends CardPool {
     private final FleetState fleet;
     private final String name;
-    private final WindowSet app = new WindowSet(Metric.Source.APP);
     /**
      * When each member card was last attributed, updated in place: a fresh value per card per sample written into
      * this long-lived map would be one more old-to-young reference for the young collector to scan, every second.
      */
     private final Map<CardState, long[]> attributed = new IdentityHashMap<>();
     private long prunedAt = Long.MIN_VALUE;
-    private final List<CardState> members = new ArrayList<>();
-    private PooledSeries[] pooled = new PooledSeries[0];
-    private double[] derived = new double[0];
     private Map<String, String> identity;
     private String business;
     private String owner;
     private String queue;
-    private long lastHeardAt;
-    private long now;
     /** Peer groups by series, window and whether they group nodes, with the instant each was computed at. */
     private final Map<PeerKey, Peers> peers = new HashMap<>();
 
@@ -90,20 +83,15 @@ public final class TaskState implements ScopeView {
         return Collections.unmodifiableList(members);
     }
 
+    @Override
     void useSeries(List<SeriesSpec> specs) {
+        super.useSeries(specs);
         this.specs = specs;
-        app.useSeries(specs);
         for (ReplicaState r : replicas.values()) {
             r.useSeries(specs);
         }
         // series ids are the new rule set's
         peers.clear();
-        derived = new double[specs.size()];
-        PooledSeries[] next = new PooledSeries[specs.size()];
-        for (SeriesSpec spec : specs) {
-            next[spec.id()] = new PooledSeries(members, spec.id());
-        }
-        pooled = next;
     }
 
     /** The card runs a process of this task, or a scheduler lists it for the task, at {@code ts}. */
@@ -121,7 +109,7 @@ public final class TaskState implements ScopeView {
     /** Application readings of the task at {@code ts}, and what is derived from them at that instant. */
     void app(long ts, MetricValues values, String business) {
         heard(ts, null, business);
-        app.append(ts, values, this, derived);
+        appendApp(ts, values);
     }
 
     /** The replica {@code node} serves, made on its first app frame. */
@@ -297,11 +285,6 @@ public final class TaskState implements ScopeView {
     }
 
     @Override
-    public long now() {
-        return now;
-    }
-
-    @Override
     public String label(String key) {
         return switch (key) {
             case "task" -> name;
@@ -315,45 +298,6 @@ public final class TaskState implements ScopeView {
     @Override
     public Map<String, String> identity() {
         return identity;
-    }
-
-    @Override
-    public Series series(int seriesId) {
-        if (app.holds(seriesId)) {
-            return app.window(seriesId);
-        }
-        return seriesId >= 0 && seriesId < pooled.length ? pooled[seriesId] : Series.EMPTY;
-    }
-
-    @Override
-    public int countEvents(String kind, int code, long windowMs) {
-        return MemberEvents.count(members, kind, code, windowMs);
-    }
-
-    @Override
-    public List<String> distinctEvents(String kind, int code, long windowMs) {
-        return MemberEvents.distinct(members, kind, code, windowMs);
-    }
-
-    /** Milliseconds since the task was last heard of: an app frame, a listing or a sample of one of its cards. */
-    @Override
-    public long silentForMs() {
-        return Math.max(0, now - lastHeardAt);
-    }
-
-    @Override
-    public boolean allocated() {
-        for (CardState card : members) {
-            if (card.allocated()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    @Override
-    public List<? extends ScopeView> members() {
-        return members;
     }
 
     /** The business whose baselines the task's rules read; null while unknown. */

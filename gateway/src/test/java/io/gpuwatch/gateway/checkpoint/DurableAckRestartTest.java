@@ -4,14 +4,12 @@ import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.ingest.IngestConfig;
-import io.gpuwatch.gateway.ingest.ProbeEndpoint;
+import io.gpuwatch.gateway.ingest.ProbeClient;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
-import io.vertx.core.http.WebSocketConnectOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.Test;
@@ -20,14 +18,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -64,34 +58,23 @@ class DurableAckRestartTest {
                 load.ruleSet(), () -> tokens, List.of(), () -> Instant.ofEpochMilli(T0));
     }
 
-    private static BlockingQueue<JsonObject> connect(WebSocketClient client, Gateway g, List<WebSocket> open)
-            throws Exception {
-        WebSocketConnectOptions o = new WebSocketConnectOptions().setHost("127.0.0.1").setPort(g.port())
-                .setURI(ProbeEndpoint.PATH).addHeader("Authorization", "Bearer " + TOKEN);
-        BlockingQueue<JsonObject> in = new LinkedBlockingQueue<>();
-        open.add(await(client.connect(o).onSuccess(s -> s.textMessageHandler(t -> in.add(new JsonObject(t))))));
-        open.get(open.size() - 1).writeTextMessage("{\"type\":\"hello\",\"v\":1,\"seq\":0,\"node\":\"node-1\","
-                + "\"bootId\":\"boot-a\",\"cards\":[{\"uuid\":\"GPU-1\",\"index\":0,\"name\":\"H100\"}]}");
-        return in;
-    }
-
-    private static JsonObject next(BlockingQueue<JsonObject> in) throws InterruptedException {
-        JsonObject f = in.poll(10, TimeUnit.SECONDS);
-        assertNotNull(f, "nothing from the gateway within 10 s");
-        return f;
+    private static ProbeClient connect(WebSocketClient client, Gateway g) throws Exception {
+        ProbeClient probe = ProbeClient.connect(client, g.port(), TOKEN);
+        probe.send("{\"type\":\"hello\",\"v\":1,\"seq\":0,\"node\":\"node-1\",\"bootId\":\"boot-a\","
+                + "\"cards\":[{\"uuid\":\"GPU-1\",\"index\":0,\"name\":\"H100\"}]}");
+        return probe;
     }
 
     @Test
     void framesAreAcknowledgedAsTheCheckpointKeepsThemAndARestartResumesAfterThem(Vertx vertx) throws Exception {
         WebSocketClient client = vertx.createWebSocketClient();
-        List<WebSocket> open = new ArrayList<>();
         Path data = dir.resolve("data");
         Gateway first = gateway(data);
         String id = await(vertx.deployVerticle(first));
-        BlockingQueue<JsonObject> in = connect(client, first, open);
-        assertEquals(0L, next(in).getLong("ackedSeq"));
+        ProbeClient probe = connect(client, first);
+        assertEquals(0L, probe.next().getLong("ackedSeq"));
         for (int seq = 1; seq <= 3; seq++) {
-            open.get(0).writeTextMessage("{\"type\":\"sample\",\"seq\":" + seq + ",\"ts\":" + T0
+            probe.send("{\"type\":\"sample\",\"seq\":" + seq + ",\"ts\":" + T0
                     + ",\"cards\":[{\"uuid\":\"GPU-1\",\"tempC\":70}]}");
         }
         for (int i = 0; i < 500 && first.probes().counters().samples.get() < 3; i++) {
@@ -100,7 +83,7 @@ class DurableAckRestartTest {
         await(first.onEventLoop(() -> first.checkpoint().orElseThrow().save()).compose(f -> f));
         long acked = 0;
         while (acked < 3) {
-            JsonObject ack = next(in);
+            JsonObject ack = probe.next();
             assertEquals("ack", ack.getString("type"), ack.encode());
             assertTrue(ack.getLong("seq") > acked && ack.getLong("seq") <= 3, ack.encode());
             acked = ack.getLong("seq");
@@ -109,8 +92,8 @@ class DurableAckRestartTest {
 
         Gateway again = gateway(data);
         id = await(vertx.deployVerticle(again));
-        in = connect(client, again, open);
-        assertEquals(3L, next(in).getLong("ackedSeq"), "the restarted gateway resumes after what it took back");
+        ProbeClient back = connect(client, again);
+        assertEquals(3L, back.next().getLong("ackedSeq"), "the restarted gateway resumes after what it took back");
         await(vertx.undeploy(id));
         await(client.close());
     }

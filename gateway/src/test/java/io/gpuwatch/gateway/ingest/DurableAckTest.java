@@ -7,9 +7,7 @@ import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.protocol.Sample;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
-import io.vertx.core.http.WebSocketConnectOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -19,13 +17,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.time.InstantSource;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 /**
  * A probe endpoint that acknowledges only what is on disk: the probe keeps the rest and sends it again after a
@@ -87,29 +82,8 @@ class DurableAckTest {
         }
     }
 
-    private record Client(WebSocket ws, BlockingQueue<JsonObject> in) {
-        JsonObject next() throws InterruptedException {
-            JsonObject f = in.poll(10, TimeUnit.SECONDS);
-            assertNotNull(f, "nothing from the gateway within 10 s");
-            return f;
-        }
-
-        void send(String json) {
-            ws.writeTextMessage(json);
-        }
-
-        void close() throws Exception {
-            ws.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
-        }
-    }
-
-    private Client connect(int port) throws Exception {
-        WebSocketConnectOptions o = new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port)
-                .setURI(ProbeEndpoint.PATH).addHeader("Authorization", "Bearer " + TOKEN);
-        BlockingQueue<JsonObject> in = new LinkedBlockingQueue<>();
-        WebSocket ws = client.connect(o).onSuccess(s -> s.textMessageHandler(t -> in.add(new JsonObject(t))))
-                .toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
-        return new Client(ws, in);
+    private ProbeClient connect(int port) throws Exception {
+        return ProbeClient.connect(client, port, TOKEN);
     }
 
     private static String hello(String boot) {
@@ -149,7 +123,7 @@ class DurableAckTest {
     void framesAreAcknowledgedOnlyOnceOnDiskAndAReconnectResumesThere(Vertx vertx) throws Exception {
         ProbeEndpoint endpoint = endpoint(vertx);
         int port = listen(vertx, endpoint);
-        Client probe = connect(port);
+        ProbeClient probe = connect(port);
         probe.send(hello("boot-a"));
         assertEquals(0L, probe.next().getLong("ackedSeq"));
         probe.send(sample(1));
@@ -167,7 +141,7 @@ class DurableAckTest {
         onContext(vertx, () -> endpoint.durable("node-1", "boot-old", 4));
         probe.close();
 
-        Client again = connect(port);
+        ProbeClient again = connect(port);
         again.send(hello("boot-a"));
         assertEquals(2L, again.next().getLong("ackedSeq"), "taken but not on disk: the probe sends it again");
         again.send(event(3));
@@ -185,7 +159,7 @@ class DurableAckTest {
         ProbeEndpoint restarted = endpoint(vertx);
         restarted.resume("node-1", "boot-a", 3, 5);
         int port = listen(vertx, restarted);
-        Client probe = connect(port);
+        ProbeClient probe = connect(port);
         probe.send(hello("boot-a"));
         assertEquals(3L, probe.next().getLong("ackedSeq"), "the probe resumes after the samples the windows hold");
         for (String f : List.of(sample(4), event(5), sample(6), event(7))) {
@@ -195,7 +169,7 @@ class DurableAckTest {
         assertEquals(List.of("sample:4", "sample:6", "event:7"), bySeq(),
                 "event 5 is in the restored event log; sample 4 is not in the restored windows");
 
-        Client rebooted = connect(port);
+        ProbeClient rebooted = connect(port);
         rebooted.send(hello("boot-b"));
         assertEquals(0L, rebooted.next().getLong("ackedSeq"), "a new boot starts a new stream");
         rebooted.send(event(5));
