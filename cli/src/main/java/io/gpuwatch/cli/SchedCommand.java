@@ -1,6 +1,10 @@
 package io.gpuwatch.cli;
 
+import io.gpuwatch.probe.sched.MetricsPage;
 import io.gpuwatch.probe.sched.SchedProducer;
+import io.gpuwatch.probe.sched.ScrapedSource;
+import io.gpuwatch.probe.sched.kueue.KueueReader;
+import io.gpuwatch.probe.sched.volcano.VolcanoReader;
 import io.gpuwatch.probe.sched.SchedSource;
 import io.gpuwatch.probe.sched.slurm.SlurmSource;
 import io.gpuwatch.probe.uplink.Uplink;
@@ -63,6 +67,16 @@ final class SchedCommand implements Callable<Integer> {
                 description = "read squeue.json, scontrol-nodes.json and (optional) sacct.json from DIR at each "
                         + "interval, written there by something else")
         Path slurmFiles;
+
+        @Option(names = "--kueue", paramLabel = "URL",
+                description = "scrape Kueue's metrics (e.g. http://kueue-controller-manager-metrics-service."
+                        + "kueue-system:8080/metrics): one queue per ClusterQueue")
+        String kueue;
+
+        @Option(names = "--volcano", paramLabel = "URL",
+                description = "scrape the Volcano scheduler's metrics (e.g. http://volcano-scheduler-service."
+                        + "volcano-system:8080/metrics): one queue per Volcano queue, plus the scheduler as --pool")
+        String volcano;
     }
 
     @Option(names = "--slurm-bin", paramLabel = "DIR",
@@ -72,6 +86,11 @@ final class SchedCommand implements Callable<Integer> {
     @Option(names = "--no-sacct", description = "do not run sacct (no accounting database): preemptions go "
             + "unreported; with --slurm")
     boolean noSacct;
+
+    @Option(names = "--pool", paramLabel = "NAME", defaultValue = "volcano",
+            description = "the queue name the Volcano scheduler's own figures go under (default: ${DEFAULT-VALUE}); "
+                    + "with --volcano")
+    String pool;
 
     @Option(names = "--node", paramLabel = "NAME",
             description = "the name this producer connects as (default: sched-<host name>)")
@@ -173,6 +192,12 @@ final class SchedCommand implements Callable<Integer> {
         if (source.slurmFiles != null) {
             return SlurmSource.files(vertx, source.slurmFiles);
         }
+        if (source.kueue != null) {
+            return new ScrapedSource("kueue", new MetricsPage(vertx, source.kueue), new KueueReader());
+        }
+        if (source.volcano != null) {
+            return new ScrapedSource("volcano", new MetricsPage(vertx, source.volcano), new VolcanoReader(pool));
+        }
         return SlurmSource.commands(vertx, slurmBin, !noSacct);
     }
 
@@ -192,6 +217,15 @@ final class SchedCommand implements Callable<Integer> {
         }
         if (!source.slurm && (slurmBin != null || noSacct)) {
             return (slurmBin != null ? "--slurm-bin" : "--no-sacct") + " applies to --slurm only";
+        }
+        if (source.volcano == null && spec.commandLine().getParseResult().hasMatchedOption("--pool")) {
+            return "--pool applies to --volcano only";
+        }
+        for (String url : new String[]{source.kueue, source.volcano}) {
+            if (url != null && !url.startsWith("http://") && !url.startsWith("https://")) {
+                return (url.equals(source.kueue) ? "--kueue" : "--volcano") + ": an http:// or https:// URL, got "
+                        + url;
+            }
         }
         return null;
     }

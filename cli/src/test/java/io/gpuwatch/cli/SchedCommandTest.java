@@ -8,6 +8,7 @@ import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.Test;
@@ -64,6 +65,18 @@ class SchedCommandTest {
     }
 
     @Test
+    void printsAScrapeOfVolcano(Vertx vertx) throws Exception {
+        String page = Files.readString(SLURM.resolveSibling("volcano").resolve("metrics-1.txt"));
+        HttpServer server = await(vertx.createHttpServer().requestHandler(req -> req.response().end(page))
+                .listen(0, "127.0.0.1"));
+        StringWriter out = new StringWriter();
+        String[] lines = run(out, new StringWriter(), 0, "sched", "--volcano", "http://127.0.0.1:"
+                + server.actualPort() + "/metrics", "--pool", "volcano-east", "--print", "--once");
+        assertEquals(List.of("volcano-east", "llm", "search"), java.util.Arrays.stream(lines)
+                .map(l -> new JsonObject(l).getString("queue")).toList());
+    }
+
+    @Test
     void sendsSlurmQueuesToAGateway(Vertx vertx, @TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("token"), TOKEN + "\n");
         Path bin = Files.createDirectory(dir.resolve("bin"));
@@ -105,6 +118,9 @@ class SchedCommandTest {
                 "--gateway", "ws://127.0.0.1:9");
         assertUsage("--once applies to --print only", "sched", "--slurm", "--gateway", "ws://h:1", "--token-file",
                 "t", "--once");
+        assertUsage("--pool applies to --volcano only", "sched", "--kueue", "http://k:8080/metrics", "--print",
+                "--pool", "x");
+        assertUsage("--kueue: an http:// or https:// URL, got k:8080", "sched", "--kueue", "k:8080", "--print");
         assertUsage("--slurm-bin applies to --slurm only", "sched", "--slurm-files", "d", "--print", "--slurm-bin",
                 "/opt");
     }

@@ -97,7 +97,7 @@ public final class QueueFigures {
     }
 
     /** The nearest-rank percentile of sorted values: the smallest value with at least {@code q} of them at or below. */
-    static double percentile(double[] sorted, double q) {
+    public static double percentile(double[] sorted, double q) {
         int rank = (int) Math.ceil(q * sorted.length);
         return sorted[Math.max(0, rank - 1)];
     }
