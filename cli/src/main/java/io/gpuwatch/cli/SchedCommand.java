@@ -3,6 +3,8 @@ package io.gpuwatch.cli;
 import io.gpuwatch.probe.sched.MetricsPage;
 import io.gpuwatch.probe.sched.SchedProducer;
 import io.gpuwatch.probe.sched.ScrapedSource;
+import io.gpuwatch.probe.sched.kubernetes.KubeApi;
+import io.gpuwatch.probe.sched.kubernetes.KubernetesSource;
 import io.gpuwatch.probe.sched.kueue.KueueReader;
 import io.gpuwatch.probe.sched.volcano.VolcanoReader;
 import io.gpuwatch.probe.sched.SchedSource;
@@ -43,6 +45,8 @@ import java.util.function.Consumer;
                 "A source that fails is reported once (a probe_degraded event) and read again at the next interval."})
 final class SchedCommand implements Callable<Integer> {
     static final String PRODUCER_NAME = "gpuwatch-sched/0.1.0";
+    /** Where a pod finds its service account's token and the cluster's CA. */
+    private static final Path SERVICE_ACCOUNT = Path.of("/var/run/secrets/kubernetes.io/serviceaccount");
 
     @Option(names = "--gateway", split = ",", paramLabel = "URL",
             description = "gateway probe endpoint(s), ws://HOST:PORT or wss://HOST:PORT; comma-separated ones are "
@@ -68,6 +72,12 @@ final class SchedCommand implements Callable<Integer> {
                         + "interval, written there by something else")
         Path slurmFiles;
 
+        @Option(names = "--kubernetes", paramLabel = "URL",
+                description = "list and watch the API server (e.g. https://kubernetes.default.svc): pods asking for "
+                        + "nvidia.com/gpu, the nodes offering it and pod preemption/eviction events, as one queue "
+                        + "named --pool")
+        String kubernetes;
+
         @Option(names = "--kueue", paramLabel = "URL",
                 description = "scrape Kueue's metrics (e.g. http://kueue-controller-manager-metrics-service."
                         + "kueue-system:8080/metrics): one queue per ClusterQueue")
@@ -87,10 +97,20 @@ final class SchedCommand implements Callable<Integer> {
             + "unreported; with --slurm")
     boolean noSacct;
 
-    @Option(names = "--pool", paramLabel = "NAME", defaultValue = "volcano",
-            description = "the queue name the Volcano scheduler's own figures go under (default: ${DEFAULT-VALUE}); "
-                    + "with --volcano")
+    @Option(names = "--pool", paramLabel = "NAME",
+            description = "the queue name the cluster's GPUs (--kubernetes, default: kubernetes) or the Volcano "
+                    + "scheduler's own figures (--volcano, default: volcano) go under")
     String pool;
+
+    @Option(names = "--kube-token-file", paramLabel = "FILE",
+            description = "bearer token for the API server, read at each request (default with --kubernetes: the "
+                    + "service account's, when present)")
+    Path kubeTokenFile;
+
+    @Option(names = "--kube-ca", paramLabel = "PEM",
+            description = "CA bundle of the API server (default with --kubernetes: the service account's, when "
+                    + "present)")
+    Path kubeCa;
 
     @Option(names = "--node", paramLabel = "NAME",
             description = "the name this producer connects as (default: sched-<host name>)")
@@ -192,11 +212,17 @@ final class SchedCommand implements Callable<Integer> {
         if (source.slurmFiles != null) {
             return SlurmSource.files(vertx, source.slurmFiles);
         }
+        if (source.kubernetes != null) {
+            Path token = kubeTokenFile != null ? kubeTokenFile : present(SERVICE_ACCOUNT.resolve("token"));
+            Path ca = kubeCa != null ? kubeCa : present(SERVICE_ACCOUNT.resolve("ca.crt"));
+            return new KubernetesSource(vertx, new KubeApi(vertx, source.kubernetes, token, ca),
+                    pool != null ? pool : "kubernetes", 5_000, System::currentTimeMillis);
+        }
         if (source.kueue != null) {
             return new ScrapedSource("kueue", new MetricsPage(vertx, source.kueue), new KueueReader());
         }
         if (source.volcano != null) {
-            return new ScrapedSource("volcano", new MetricsPage(vertx, source.volcano), new VolcanoReader(pool));
+            return new ScrapedSource("volcano", new MetricsPage(vertx, source.volcano), new VolcanoReader(pool != null ? pool : "volcano"));
         }
         return SlurmSource.commands(vertx, slurmBin, !noSacct);
     }
@@ -218,16 +244,23 @@ final class SchedCommand implements Callable<Integer> {
         if (!source.slurm && (slurmBin != null || noSacct)) {
             return (slurmBin != null ? "--slurm-bin" : "--no-sacct") + " applies to --slurm only";
         }
-        if (source.volcano == null && spec.commandLine().getParseResult().hasMatchedOption("--pool")) {
-            return "--pool applies to --volcano only";
+        if (source.volcano == null && source.kubernetes == null && pool != null) {
+            return "--pool applies to --kubernetes and --volcano only";
         }
-        for (String url : new String[]{source.kueue, source.volcano}) {
-            if (url != null && !url.startsWith("http://") && !url.startsWith("https://")) {
-                return (url.equals(source.kueue) ? "--kueue" : "--volcano") + ": an http:// or https:// URL, got "
-                        + url;
+        if (source.kubernetes == null && (kubeTokenFile != null || kubeCa != null)) {
+            return (kubeTokenFile != null ? "--kube-token-file" : "--kube-ca") + " applies to --kubernetes only";
+        }
+        String[][] urls = {{"--kubernetes", source.kubernetes}, {"--kueue", source.kueue}, {"--volcano", source.volcano}};
+        for (String[] u : urls) {
+            if (u[1] != null && !u[1].startsWith("http://") && !u[1].startsWith("https://")) {
+                return u[0] + ": an http:// or https:// URL, got " + u[1];
             }
         }
         return null;
+    }
+
+    private static Path present(Path p) {
+        return Files.isReadable(p) ? p : null;
     }
 
     private UplinkConfig uplinkConfig(PrintWriter err) {

@@ -118,9 +118,12 @@ class SchedCommandTest {
                 "--gateway", "ws://127.0.0.1:9");
         assertUsage("--once applies to --print only", "sched", "--slurm", "--gateway", "ws://h:1", "--token-file",
                 "t", "--once");
-        assertUsage("--pool applies to --volcano only", "sched", "--kueue", "http://k:8080/metrics", "--print",
+        assertUsage("--pool applies to --kubernetes and --volcano only", "sched", "--kueue", "http://k:8080/metrics", "--print",
                 "--pool", "x");
         assertUsage("--kueue: an http:// or https:// URL, got k:8080", "sched", "--kueue", "k:8080", "--print");
+        assertUsage("--kube-ca applies to --kubernetes only", "sched", "--slurm", "--print", "--kube-ca", "ca.pem");
+        assertUsage("--kubernetes: an http:// or https:// URL, got kubernetes.default.svc", "sched", "--kubernetes",
+                "kubernetes.default.svc", "--print");
         assertUsage("--slurm-bin applies to --slurm only", "sched", "--slurm-files", "d", "--print", "--slurm-bin",
                 "/opt");
     }
