@@ -640,6 +640,21 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     }
 
     @Override
+    public Optional<TokenFile.Entry> probeToken(String bearer) {
+        TokenFile known = tokens.get();
+        return bearer == null || known == null ? Optional.empty() : known.find(bearer);
+    }
+
+    @Override
+    public boolean sched(String node, Sched frame) {
+        if (draining) {
+            return false;
+        }
+        frame(node, frame);
+        return true;
+    }
+
+    @Override
     public void heard(String node, long at) {
         if (draining) {
             return;
