@@ -22,7 +22,7 @@ final class SchedRoute {
     static final String PATH = "/v1/sched";
     static final String DEFAULT_NODE = "sched-api";
     /** A node name as hello takes it. */
-    private static final Pattern NODE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,252}");
+    private static final Pattern NODE = Pattern.compile("[A-Za-z0-9._-]{1,253}");
 
     private final ApiHost gateway;
     private final FrameCodec codec = new FrameCodec();
@@ -45,7 +45,7 @@ final class SchedRoute {
         }
         String node = Optional.ofNullable(ctx.queryParams().get("node")).orElse(DEFAULT_NODE);
         if (!NODE.matcher(node).matches()) {
-            Replies.badRequest(ctx, "node", "not a node name (letters, digits, '.', '_', '-'): " + node);
+            Replies.badRequest(ctx, "node", "must be 1 to 253 of the characters A-Z a-z 0-9 . _ -, as in hello, got " + node);
             return;
         }
         if (!token.get().allows(node)) {

@@ -258,11 +258,8 @@ public final class FleetState {
             q.useSeries(series);
             queues.put(sched.queue(), q);
         }
-        q.append(ts, sched.values());
-        for (int id : schedBaselined) {
-            SeriesSpec spec = series.get(id);
-            baselines.observe(QueueState.baselineKey(q.name()), spec.name(), ts, sched.values().get(spec.metric()));
-        }
+        // the tasks first: the queue's derived metrics read the cards they hold
+        List<TaskState> tasks = new ArrayList<>(sched.tasks().size());
         for (SchedTask st : sched.tasks()) {
             TaskState t = task(st.task());
             t.scheduled(ts, sched.queue(), st.owner(), st.business());
@@ -272,8 +269,14 @@ public final class FleetState {
                     t.attribute(card, ts, st.owner(), st.business());
                 }
             }
-            listed.accept(t);
+            tasks.add(t);
         }
+        q.append(ts, sched.values(), tasks);
+        for (int id : schedBaselined) {
+            SeriesSpec spec = series.get(id);
+            baselines.observe(QueueState.baselineKey(q.name()), spec.name(), ts, sched.values().get(spec.metric()));
+        }
+        tasks.forEach(listed);
         return q;
     }
 
