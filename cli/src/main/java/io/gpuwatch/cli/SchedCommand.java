@@ -222,7 +222,8 @@ final class SchedCommand implements Callable<Integer> {
             return new ScrapedSource("kueue", new MetricsPage(vertx, source.kueue), new KueueReader());
         }
         if (source.volcano != null) {
-            return new ScrapedSource("volcano", new MetricsPage(vertx, source.volcano), new VolcanoReader(pool != null ? pool : "volcano"));
+            return new ScrapedSource("volcano", new MetricsPage(vertx, source.volcano),
+                    new VolcanoReader(pool != null ? pool : "volcano"));
         }
         return SlurmSource.commands(vertx, slurmBin, !noSacct);
     }
@@ -250,7 +251,8 @@ final class SchedCommand implements Callable<Integer> {
         if (source.kubernetes == null && (kubeTokenFile != null || kubeCa != null)) {
             return (kubeTokenFile != null ? "--kube-token-file" : "--kube-ca") + " applies to --kubernetes only";
         }
-        String[][] urls = {{"--kubernetes", source.kubernetes}, {"--kueue", source.kueue}, {"--volcano", source.volcano}};
+        String[][] urls = {{"--kubernetes", source.kubernetes}, {"--kueue", source.kueue},
+                {"--volcano", source.volcano}};
         for (String[] u : urls) {
             if (u[1] != null && !u[1].startsWith("http://") && !u[1].startsWith("https://")) {
                 return u[0] + ": an http:// or https:// URL, got " + u[1];

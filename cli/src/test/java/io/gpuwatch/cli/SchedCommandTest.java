@@ -118,7 +118,8 @@ class SchedCommandTest {
                 "--gateway", "ws://127.0.0.1:9");
         assertUsage("--once applies to --print only", "sched", "--slurm", "--gateway", "ws://h:1", "--token-file",
                 "t", "--once");
-        assertUsage("--pool applies to --kubernetes and --volcano only", "sched", "--kueue", "http://k:8080/metrics", "--print",
+        assertUsage("--pool applies to --kubernetes and --volcano only", "sched", "--kueue", "http://k:8080/metrics",
+                "--print",
                 "--pool", "x");
         assertUsage("--kueue: an http:// or https:// URL, got k:8080", "sched", "--kueue", "k:8080", "--print");
         assertUsage("--kube-ca applies to --kubernetes only", "sched", "--slurm", "--print", "--kube-ca", "ca.pem");

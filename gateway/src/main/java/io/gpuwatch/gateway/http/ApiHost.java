@@ -71,6 +71,6 @@ public interface ApiHost {
     /** The probe token entry matching {@code bearer} (null or unknown: empty), for {@code POST /v1/sched}. */
     Optional<TokenFile.Entry> probeToken(String bearer);
 
-    /** Takes a {@code sched} frame relayed by {@code node} as if it came on a probe connection; false while stopping. */
+    /** Takes a {@code sched} frame relayed by {@code node} as one from a probe connection; false while stopping. */
     boolean sched(String node, Sched frame);
 }

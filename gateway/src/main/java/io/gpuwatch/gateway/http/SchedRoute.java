@@ -45,7 +45,8 @@ final class SchedRoute {
         }
         String node = Optional.ofNullable(ctx.queryParams().get("node")).orElse(DEFAULT_NODE);
         if (!NODE.matcher(node).matches()) {
-            Replies.badRequest(ctx, "node", "must be 1 to 253 of the characters A-Z a-z 0-9 . _ -, as in hello, got " + node);
+            Replies.badRequest(ctx, "node", "must be 1 to 253 of the characters A-Z a-z 0-9 . _ -, as in hello, got "
+                    + node);
             return;
         }
         if (!token.get().allows(node)) {

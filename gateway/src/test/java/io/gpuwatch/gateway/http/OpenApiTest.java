@@ -27,9 +27,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * docs/openapi.yaml and the mounted routes agree both ways: every /api/v1, /api/v2, /v1 (producers'), /-/ and scrape route, with
- * each of its methods, is in the file, and everything the file lists is mounted. Browsers' preflight (OPTIONS) and the
- * catch-all 404 of unknown /api paths are left out, as the file's description says.
+ * docs/openapi.yaml and the mounted routes agree both ways: every /api/v1, /api/v2, /v1 (producers'), /-/ and scrape
+ * route, with each of its methods, is in the file, and everything the file lists is mounted. Browsers' preflight
+ * (OPTIONS) and the catch-all 404 of unknown /api paths are left out, as the file's description says.
  */
 class OpenApiTest {
     private static final Path FILE = Path.of("../docs/openapi.yaml");

@@ -77,7 +77,8 @@ class SchedRouteTest {
     void aFrameTakenOverHttpIsAQueueLikeAnyOther() throws Exception {
         HttpResponse<Buffer> r = post("?node=slurm-ctl", "slurm-token", FRAME);
         assertEquals(202, r.statusCode(), r.bodyAsString());
-        assertEquals(new JsonObject().put("queue", "gpu").put("node", "slurm-ctl").put("tasks", 1), r.bodyAsJsonObject());
+        assertEquals(new JsonObject().put("queue", "gpu").put("node", "slurm-ctl").put("tasks", 1),
+                r.bodyAsJsonObject());
         assertNotNull(gateway.fleet().queue("gpu"));
         assertTrue(gateway.fleet().tasks().stream().anyMatch(t -> t.name().equals("slurm-1004")));
         Alert alert = gateway.ledger().live().get(0);

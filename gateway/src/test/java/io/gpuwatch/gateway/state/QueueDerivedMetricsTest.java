@@ -38,7 +38,9 @@ class QueueDerivedMetricsTest {
                 severity: ticket
                 rules:
                   - name: reads-them-all
-                    when: "allocationRate > 2 || usedCards > 100 || usedMemBytes < 0 || usedOfAllocated > 2 || preemptionsPerHour > 1000"
+                    when: >-
+                      allocationRate > 2 || usedCards > 100 || usedMemBytes < 0 || usedOfAllocated > 2
+                      || preemptionsPerHour > 1000
                 """);
         assertTrue(load.ok(), load.diagnostics()::toString);
         return load.ruleSet();
@@ -87,7 +89,7 @@ class QueueDerivedMetricsTest {
         long at = T0 + 40 * MIN;
         assertEquals(0.5, derived(replay, rules, "allocationRate", at), 1e-12, "4 of 8 cards allocated");
         assertEquals(2, derived(replay, rules, "usedCards", at), "GPU-0 and GPU-2 compute; GPU-1 idles below 5 %");
-        assertEquals(70 * GIB, derived(replay, rules, "usedMemBytes", at), 1e-3, "40 + 10 + 20 GiB of its tasks' cards");
+        assertEquals(70 * GIB, derived(replay, rules, "usedMemBytes", at), 1e-3, "40 + 10 + 20 GiB");
         assertEquals(0.5, derived(replay, rules, "usedOfAllocated", at), 1e-12, "2 computing of 4 allocated");
         // every report is within the hour: from 10 to 15
         assertEquals(5, derived(replay, rules, "preemptionsPerHour", at), 1e-12);

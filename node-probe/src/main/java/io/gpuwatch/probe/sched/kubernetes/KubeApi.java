@@ -66,7 +66,8 @@ public final class KubeApi {
                         return Future.failedFuture(httpError(url, resp.statusCode(), body));
                     }
                     try {
-                        return Future.succeededFuture(new JsonInput(url).document(body.toString(StandardCharsets.UTF_8)));
+                        String text = body.toString(StandardCharsets.UTF_8);
+                        return Future.succeededFuture(new JsonInput(url).document(text));
                     } catch (SchedInputError e) {
                         return Future.failedFuture(e);
                     }
