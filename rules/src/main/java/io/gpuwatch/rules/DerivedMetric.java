@@ -20,6 +20,8 @@ public enum DerivedMetric {
      * tokensPerSec, per app frame. NaN without a configured price or while tokensPerSec is 0.
      */
     COST_PER_TOKEN("costPerToken", Metric.Source.APP, Metric.Kind.GAUGE, "currency per token"),
+    /** {@link #COST_PER_TOKEN} × 1,000,000: what a million tokens cost at that instant, the figure people compare. */
+    COST_PER_M_TOKENS("costPerMTokens", Metric.Source.APP, Metric.Kind.GAUGE, "currency per 1M tokens"),
     /** cardsAllocated / cardsTotal of a queue's report: the share of its cards given to tasks. */
     ALLOCATION_RATE("allocationRate", Metric.Source.SCHED, Metric.Kind.GAUGE, "ratio 0..1"),
     /** The increase of a queue's preemptions counter over the last hour (less while it has reported for less). */

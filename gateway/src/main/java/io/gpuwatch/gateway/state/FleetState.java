@@ -91,9 +91,9 @@ public final class FleetState {
         this.pricing = next;
     }
 
-    /** What an hour of a card named {@code cardName} costs {@code business}; NaN when no price applies. */
-    double cardHourPrice(String business, String cardName) {
-        return pricing.perCardHour(business, cardName);
+    /** What an hour of a card named {@code cardName} of a node in {@code pool} costs {@code business}; NaN unpriced. */
+    double cardHourPrice(String business, String pool, String cardName) {
+        return pricing.perCardHour(business, pool, cardName);
     }
 
     /** Switches to the series of a new rule set; windows of series that stay keep their data. */

@@ -865,8 +865,10 @@ public final class DslCompiler {
                 int sm = catalog.raw(Metric.SM_ACTIVE, 0);
                 return v -> DerivedMetric.effectiveComputeRatio(v.series(util).last(), v.series(sm).last());
             }
-            case COST_PER_TOKEN: {
+            case COST_PER_TOKEN:
+            case COST_PER_M_TOKENS: {
                 int tokens = catalog.raw(Metric.TOKENS_PER_SEC, 0);
+                double scale = d == DerivedMetric.COST_PER_M_TOKENS ? 1e6 : 1;
                 return v -> {
                     double t = v.series(tokens).last();
                     if (Double.isNaN(t) || t <= 0) {
@@ -881,7 +883,7 @@ public final class DslCompiler {
                             priced = true;
                         }
                     }
-                    return priced ? perHour / 3600 / t : Double.NaN;
+                    return priced ? perHour / 3600 / t * scale : Double.NaN;
                 };
             }
             case ALLOCATION_RATE: {
