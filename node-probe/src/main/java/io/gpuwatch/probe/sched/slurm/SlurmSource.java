@@ -69,15 +69,9 @@ public final class SlurmSource implements SchedSource {
 
     @Override
     public Future<List<Frame>> read(long nowMs) {
-        // the commands block, and so does the disk: a worker thread, then back on the caller's context
-        return vertx.executeBlocking(this::output, false)
-                .compose(out -> {
-                    try {
-                        return Future.succeededFuture(SchedProducer.frames(reader.read(out, nowMs), drains, nowMs));
-                    } catch (SchedInputError e) {
-                        return Future.failedFuture(e);
-                    }
-                });
+        // the commands block, the disk too, and reading a large cluster's JSON takes seconds: all on a worker;
+        // ordered, so one read's state (counted preemptions, drained nodes) is seen by the next
+        return vertx.executeBlocking(() -> SchedProducer.frames(reader.read(output(), nowMs), drains, nowMs), true);
     }
 
     private SlurmOutput output() throws IOException, SchedInputError, InterruptedException {
