@@ -677,6 +677,21 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     }
 
     @Override
+    public Optional<TokenFile.Entry> probeToken(String bearer) {
+        TokenFile known = tokens.get();
+        return bearer == null || known == null ? Optional.empty() : known.find(bearer);
+    }
+
+    @Override
+    public boolean sched(String node, Sched frame) {
+        if (draining) {
+            return false;
+        }
+        frame(node, frame);
+        return true;
+    }
+
+    @Override
     public void shed(String node, long at, long seq) {
         if (draining) {
             return;

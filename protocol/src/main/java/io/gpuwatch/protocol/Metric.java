@@ -57,12 +57,15 @@ public enum Metric {
     PENDING("pending", Source.SCHED, Kind.GAUGE, "tasks"),
     RUNNING("running", Source.SCHED, Kind.GAUGE, "tasks"),
     WAIT_P50_S("waitP50s", Source.SCHED, Kind.GAUGE, "seconds"),
+    WAIT_P90_S("waitP90s", Source.SCHED, Kind.GAUGE, "seconds"),
     WAIT_MAX_S("waitMaxS", Source.SCHED, Kind.GAUGE, "seconds"),
     PREEMPTIONS("preemptions", Source.SCHED, Kind.COUNTER, "preemptions"),
     CARDS_ALLOCATED("cardsAllocated", Source.SCHED, Kind.GAUGE, "cards"),
     CARDS_TOTAL("cardsTotal", Source.SCHED, Kind.GAUGE, "cards"),
     FRAGMENTED_CARDS("fragmentedCards", Source.SCHED, Kind.GAUGE, "cards"),
-    REQUESTED_MEM_BYTES("requestedMemBytes", Source.SCHED, Kind.GAUGE, "bytes");
+    REQUESTED_MEM_BYTES("requestedMemBytes", Source.SCHED, Kind.GAUGE, "bytes"),
+    REQUESTED_CARDS("requestedCards", Source.SCHED, Kind.GAUGE, "cards"),
+    DRAINED_CARDS("drainedCards", Source.SCHED, Kind.GAUGE, "cards");
 
     /** Which frame carries the metric. */
     public enum Source { CARD, APP, SCHED }

@@ -19,7 +19,22 @@ public enum DerivedMetric {
      * What a task's cards cost per token it serves at that instant: the card-hour prices of its cards / 3600 /
      * tokensPerSec, per app frame. NaN without a configured price or while tokensPerSec is 0.
      */
-    COST_PER_TOKEN("costPerToken", Metric.Source.APP, Metric.Kind.GAUGE, "currency per token");
+    COST_PER_TOKEN("costPerToken", Metric.Source.APP, Metric.Kind.GAUGE, "currency per token"),
+    /** {@link #COST_PER_TOKEN} × 1,000,000: what a million tokens cost at that instant, the figure people compare. */
+    COST_PER_M_TOKENS("costPerMTokens", Metric.Source.APP, Metric.Kind.GAUGE, "currency per 1M tokens"),
+    /** cardsAllocated / cardsTotal of a queue's report: the share of its cards given to tasks. */
+    ALLOCATION_RATE("allocationRate", Metric.Source.SCHED, Metric.Kind.GAUGE, "ratio 0..1"),
+    /** The increase of a queue's preemptions counter over the last hour (less while it has reported for less). */
+    PREEMPTIONS_PER_HOUR("preemptionsPerHour", Metric.Source.SCHED, Metric.Kind.GAUGE, "preemptions per hour"),
+    /**
+     * Of the cards the gateway knows to belong to the tasks a queue's report lists, those computing at that
+     * instant (gpuUtil at least {@link #IDLE_BELOW_PERCENT}); NaN while it knows none of their cards.
+     */
+    USED_CARDS("usedCards", Metric.Source.SCHED, Metric.Kind.GAUGE, "cards"),
+    /** Device memory in use on the cards of {@link #USED_CARDS}'s tasks, computing or not; NaN as it is. */
+    USED_MEM_BYTES("usedMemBytes", Metric.Source.SCHED, Metric.Kind.GAUGE, "bytes"),
+    /** usedCards / cardsAllocated: how much of what the scheduler handed out computes. */
+    USED_OF_ALLOCATED("usedOfAllocated", Metric.Source.SCHED, Metric.Kind.GAUGE, "ratio 0..1");
 
     /** Below this gpuUtil (percent) an allocated card counts as idle. */
     public static final double IDLE_BELOW_PERCENT = 5;
@@ -34,6 +49,23 @@ public enum DerivedMetric {
         // no ratio of an idle card: "busy" is what the ratio divides by
         return Double.isNaN(gpuUtil) || Double.isNaN(smActive) || gpuUtil < 1 ? Double.NaN
                 : Math.min(1, smActive / (gpuUtil / 100));
+    }
+
+    /** {@link #ALLOCATION_RATE}: NaN without both readings or with no cards in the pool. */
+    public static double allocationRate(double cardsAllocated, double cardsTotal) {
+        return Double.isNaN(cardsAllocated) || Double.isNaN(cardsTotal) || cardsTotal <= 0 ? Double.NaN
+                : cardsAllocated / cardsTotal;
+    }
+
+    /** {@link #USED_OF_ALLOCATED}: NaN without both or with nothing allocated. */
+    public static double usedOfAllocated(double usedCards, double cardsAllocated) {
+        return Double.isNaN(usedCards) || Double.isNaN(cardsAllocated) || cardsAllocated <= 0 ? Double.NaN
+                : usedCards / cardsAllocated;
+    }
+
+    /** A card that computes: gpuUtil at least {@link #IDLE_BELOW_PERCENT}; false without a reading. */
+    public static boolean computing(double gpuUtil) {
+        return !Double.isNaN(gpuUtil) && gpuUtil >= IDLE_BELOW_PERCENT;
     }
 
     private final String field;
@@ -53,7 +85,7 @@ public enum DerivedMetric {
         return field;
     }
 
-    /** The frame whose arrival derives a value: card samples, or a task's app frames. */
+    /** The frame whose arrival derives a value: card samples, a task's app frames, or a queue's sched frames. */
     public Metric.Source source() {
         return source;
     }

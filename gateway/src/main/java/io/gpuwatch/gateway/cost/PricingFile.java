@@ -31,6 +31,8 @@ import java.util.Set;
  *     - {match: H100, price: 3.50}
  *   businesses:
  *     research: 1.20
+ *   pools:                      # by the node's hello label pool
+ *     cloud-on-demand: {default: 4.00, models: [{match: H100, price: 6.98}]}
  * </pre>
  */
 public final class PricingFile {
@@ -93,33 +95,36 @@ public final class PricingFile {
             return null;
         }
         if (!(hourNode instanceof MappingNode hour)) {
-            errors.add(at(hourNode) + "card_hour must be a mapping of default, models and businesses");
+            errors.add(at(hourNode) + "card_hour must be a mapping of default, models, businesses and pools");
             return null;
         }
-        Map<String, Node> h = keys(hour, Set.of("default", "models", "businesses"));
+        Map<String, Node> h = keys(hour, Set.of("default", "models", "businesses", "pools"));
         double def = h.containsKey("default") ? price(h.get("default"), "card_hour.default") : Double.NaN;
-        List<Pricing.ModelPrice> models = new ArrayList<>();
-        if (h.containsKey("models")) {
-            if (!(h.get("models") instanceof SequenceNode seq)) {
-                errors.add(at(h.get("models")) + "card_hour.models must be a list of {match, price}");
+        List<Pricing.ModelPrice> models = h.containsKey("models") ? models(h.get("models"), "card_hour.models")
+                : List.of();
+        Map<String, Pricing.PoolPrice> pools = new LinkedHashMap<>();
+        if (h.containsKey("pools")) {
+            if (!(h.get("pools") instanceof MappingNode pm)) {
+                errors.add(at(h.get("pools")) + "card_hour.pools must map pool names to {default, models}");
             } else {
-                for (Node item : seq.getValue()) {
-                    if (!(item instanceof MappingNode m)) {
-                        errors.add(at(item) + "a model price is {match: H100, price: 3.50}");
+                for (NodeTuple t : pm.getValue()) {
+                    String name = text(t.getKeyNode(), "pool");
+                    if (name == null) {
                         continue;
                     }
-                    Map<String, Node> mk = keys(m, Set.of("match", "price"));
-                    if (!mk.containsKey("match") || !mk.containsKey("price")) {
-                        errors.add(at(item) + "a model price needs both match and price");
+                    if (!(t.getValueNode() instanceof MappingNode pool)) {
+                        errors.add(at(t.getValueNode()) + "card_hour.pools." + name + " must be {default, models}");
                         continue;
                     }
-                    String match = text(mk.get("match"), "match");
-                    double price = price(mk.get("price"), "price");
-                    if (match != null && !match.isBlank()) {
-                        models.add(new Pricing.ModelPrice(match, price));
-                    } else {
-                        errors.add(at(mk.get("match")) + "match must name a card model, e.g. H100");
+                    Map<String, Node> pk = keys(pool, Set.of("default", "models"));
+                    double poolDefault = pk.containsKey("default")
+                            ? price(pk.get("default"), "card_hour.pools." + name + ".default") : Double.NaN;
+                    List<Pricing.ModelPrice> poolModels = pk.containsKey("models")
+                            ? models(pk.get("models"), "card_hour.pools." + name + ".models") : List.of();
+                    if (!pk.containsKey("default") && !pk.containsKey("models")) {
+                        errors.add(at(pool) + "card_hour.pools." + name + " gives no price: set default or models");
                     }
+                    pools.put(name, new Pricing.PoolPrice(poolDefault, poolModels));
                 }
             }
         }
@@ -136,10 +141,38 @@ public final class PricingFile {
                 }
             }
         }
-        if (errors.isEmpty() && Double.isNaN(def) && models.isEmpty() && businesses.isEmpty()) {
-            errors.add(at(hour) + "card_hour gives no price: set default, models or businesses");
+        if (errors.isEmpty() && Double.isNaN(def) && models.isEmpty() && businesses.isEmpty() && pools.isEmpty()) {
+            errors.add(at(hour) + "card_hour gives no price: set default, models, businesses or pools");
         }
-        return errors.isEmpty() ? new Pricing(currency == null ? "" : currency, def, models, businesses) : null;
+        return errors.isEmpty() ? new Pricing(currency == null ? "" : currency, def, models, businesses, pools) : null;
+    }
+
+    /** A list of {match, price}, named {@code what} in errors. */
+    private List<Pricing.ModelPrice> models(Node node, String what) {
+        List<Pricing.ModelPrice> models = new ArrayList<>();
+        if (!(node instanceof SequenceNode seq)) {
+            errors.add(at(node) + what + " must be a list of {match, price}");
+            return models;
+        }
+        for (Node item : seq.getValue()) {
+            if (!(item instanceof MappingNode m)) {
+                errors.add(at(item) + "a model price is {match: H100, price: 3.50}");
+                continue;
+            }
+            Map<String, Node> mk = keys(m, Set.of("match", "price"));
+            if (!mk.containsKey("match") || !mk.containsKey("price")) {
+                errors.add(at(item) + "a model price needs both match and price");
+                continue;
+            }
+            String match = text(mk.get("match"), "match");
+            double price = price(mk.get("price"), "price");
+            if (match != null && !match.isBlank()) {
+                models.add(new Pricing.ModelPrice(match, price));
+            } else {
+                errors.add(at(mk.get("match")) + "match must name a card model, e.g. H100");
+            }
+        }
+        return models;
     }
 
     private Map<String, Node> keys(MappingNode node, Set<String> allowed) {

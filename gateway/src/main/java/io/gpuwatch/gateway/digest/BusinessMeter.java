@@ -98,7 +98,7 @@ public final class BusinessMeter {
                     continue;
                 }
                 held++;
-                cost += pricing.perCardHour(business, card.label("card.name"));
+                cost += pricing.perCardHour(business, card.label("labels.pool"), card.label("card.name"));
                 double u = util < 0 ? Double.NaN : card.series(util).last();
                 if (u < IDLE_UTIL_PERCENT) {
                     idle++;

@@ -2,6 +2,7 @@ package io.gpuwatch.gateway.http;
 
 import io.gpuwatch.gateway.ack.Acknowledgements;
 import io.gpuwatch.gateway.ack.PagerHook;
+import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.cluster.Cluster;
 import io.gpuwatch.gateway.delivery.Dispatcher;
 import io.gpuwatch.gateway.digest.Digests;
@@ -12,6 +13,7 @@ import io.gpuwatch.gateway.reload.RuleReloader;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.gateway.store.AsyncStore;
 import io.gpuwatch.notify.Receiver;
+import io.gpuwatch.protocol.Sched;
 import io.gpuwatch.rules.RuleSet;
 
 import java.nio.file.Path;
@@ -65,4 +67,10 @@ public interface ApiHost {
     Optional<Cluster> cluster();
 
     InstantSource clock();
+
+    /** The probe token entry matching {@code bearer} (null or unknown: empty), for {@code POST /v1/sched}. */
+    Optional<TokenFile.Entry> probeToken(String bearer);
+
+    /** Takes a {@code sched} frame relayed by {@code node} as one from a probe connection; false while stopping. */
+    boolean sched(String node, Sched frame);
 }

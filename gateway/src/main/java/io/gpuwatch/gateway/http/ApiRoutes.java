@@ -67,6 +67,8 @@ public final class ApiRoutes {
                                 .putHeader("Cache-Control", "public, max-age=604800").end(Buffer.buffer(png)),
                         () -> Replies.text(ctx, 404, "no such digest chart (charts are kept for the newest digests "
                                 + "only)\n")));
+        // scheduler adapters we have none for post their frames with a probe token, not an API token
+        new SchedRoute(gateway).mount(router);
         MetricsRoute scrape = new MetricsRoute(gateway);
         metrics(router, "/metrics", scrape::metrics);
         metrics(router, "/metrics/gpus", scrape::gpus);

@@ -354,7 +354,7 @@ public final class CardState implements ScopeView {
 
     @Override
     public double cardHourPrice() {
-        return node.fleet().cardHourPrice(label("business"), label("card.name"));
+        return node.fleet().cardHourPrice(label("business"), label("labels.pool"), label("card.name"));
     }
 
     /** Against the other cards of the card's task; none while it runs no task's process. */

@@ -91,9 +91,9 @@ public final class FleetState {
         this.pricing = next;
     }
 
-    /** What an hour of a card named {@code cardName} costs {@code business}; NaN when no price applies. */
-    double cardHourPrice(String business, String cardName) {
-        return pricing.perCardHour(business, cardName);
+    /** What an hour of a card named {@code cardName} of a node in {@code pool} costs {@code business}; NaN unpriced. */
+    double cardHourPrice(String business, String pool, String cardName) {
+        return pricing.perCardHour(business, pool, cardName);
     }
 
     /** Switches to the series of a new rule set; windows of series that stay keep their data. */
@@ -273,11 +273,8 @@ public final class FleetState {
             q.useSeries(series);
             queues.put(sched.queue(), q);
         }
-        q.append(ts, sched.values());
-        for (int id : schedBaselined) {
-            SeriesSpec spec = series.get(id);
-            baselines.observe(QueueState.baselineKey(q.name()), spec.name(), ts, sched.values().get(spec.metric()));
-        }
+        // the tasks first: the queue's derived metrics read the cards they hold
+        List<TaskState> tasks = new ArrayList<>(sched.tasks().size());
         for (SchedTask st : sched.tasks()) {
             TaskState t = task(st.task());
             t.scheduled(ts, sched.queue(), st.owner(), st.business());
@@ -287,8 +284,14 @@ public final class FleetState {
                     t.attribute(card, ts, st.owner(), st.business());
                 }
             }
-            listed.accept(t);
+            tasks.add(t);
         }
+        q.append(ts, sched.values(), tasks);
+        for (int id : schedBaselined) {
+            SeriesSpec spec = series.get(id);
+            baselines.observe(QueueState.baselineKey(q.name()), spec.name(), ts, sched.values().get(spec.metric()));
+        }
+        tasks.forEach(listed);
         return q;
     }
 

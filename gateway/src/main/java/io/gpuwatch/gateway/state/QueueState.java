@@ -18,6 +18,7 @@ public final class QueueState implements ScopeView {
     private final String name;
     private final Map<String, String> identity;
     private final WindowSet windows = new WindowSet(Metric.Source.SCHED);
+    private List<CardState> cards = List.of();
     private long lastFrameAt;
     private long reports;
     private long now;
@@ -46,10 +47,25 @@ public final class QueueState implements ScopeView {
         windows.useSeries(specs);
     }
 
-    void append(long ts, MetricValues values) {
+    /**
+     * Appends a report; {@code tasks} are the tasks it lists, whose cards (as the gateway knows them) the derived
+     * metrics read at {@code ts}.
+     */
+    void append(long ts, MetricValues values, List<TaskState> tasks) {
         lastFrameAt = Math.max(lastFrameAt, ts);
         reports++;
+        cards = List.copyOf(TaskState.cardsOf(tasks));
+        now = ts;
+        for (CardState card : cards) {
+            card.at(ts);
+        }
         windows.append(ts, values, this, NO_DERIVED);
+    }
+
+    /** The cards of the tasks the latest report lists, read at {@link #now()}. */
+    @Override
+    public List<? extends ScopeView> members() {
+        return cards;
     }
 
     /** The key the queue's baselines are learned under, apart from every business's. */
@@ -66,6 +82,9 @@ public final class QueueState implements ScopeView {
     public QueueState at(long nowMs) {
         now = nowMs;
         windows.at(nowMs);
+        for (CardState card : cards) {
+            card.at(nowMs);
+        }
         return this;
     }
 

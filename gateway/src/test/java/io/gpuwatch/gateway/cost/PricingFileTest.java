@@ -2,6 +2,8 @@ package io.gpuwatch.gateway.cost;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -59,5 +61,21 @@ class PricingFileTest {
                 load.errors()::toString);
         assertTrue(PricingFile.parse("p.yml", "card_hour: [1, 2]\n").errors().get(0).startsWith("p.yml:1:12:"));
         assertTrue(PricingFile.parse("p.yml", "card_hour: {default: 1\n").errors().get(0).startsWith("p.yml:"));
+    }
+
+    @Test
+    void aPoolsMistakeNamesItsPlace() {
+        PricingFile.Load load = PricingFile.parse("p.yml", """
+                card_hour:
+                  pools:
+                    owned: {}
+                    rented: {default: cheap}
+                    reserved: {models: [{match: H100, price: 3.9}], defualt: 1}
+                """);
+        assertNull(load.pricing());
+        assertEquals(List.of("p.yml:3:12: card_hour.pools.owned gives no price: set default or models",
+                "p.yml:4:23: card_hour.pools.rented.default must be a price of one card-hour, a number ≥ 0, not "
+                        + "`cheap`",
+                "p.yml:5:53: unknown key `defualt` (allowed: default, models)"), load.errors());
     }
 }

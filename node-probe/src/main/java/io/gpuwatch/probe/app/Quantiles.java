@@ -4,7 +4,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 
 /** Quantiles of a bucketed histogram, interpolated the way Prometheus's {@code histogram_quantile} does it. */
-final class Quantiles {
+public final class Quantiles {
     private Quantiles() {
     }
 
@@ -12,7 +12,7 @@ final class Quantiles {
      * The q-quantile of cumulative bucket counts by upper bound; NaN without a {@code +Inf} bucket, with fewer than
      * two buckets, or with no observations. A rank in the {@code +Inf} bucket gives the highest finite bound.
      */
-    static double of(double q, NavigableMap<Double, Double> cumulative) {
+    public static double of(double q, NavigableMap<Double, Double> cumulative) {
         if (cumulative.size() < 2 || cumulative.lastKey() != Double.POSITIVE_INFINITY) {
             return Double.NaN;
         }
@@ -47,7 +47,7 @@ final class Quantiles {
     }
 
     /** A bucket's {@code le} as a number, or NaN when it is not one. */
-    static double bound(String le) {
+    public static double bound(String le) {
         if (le == null) {
             return Double.NaN;
         }

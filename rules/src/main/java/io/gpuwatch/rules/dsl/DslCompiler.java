@@ -867,8 +867,10 @@ public final class DslCompiler {
                 int sm = catalog.raw(Metric.SM_ACTIVE, 0);
                 return v -> DerivedMetric.effectiveComputeRatio(v.series(util).last(), v.series(sm).last());
             }
-            case COST_PER_TOKEN: {
+            case COST_PER_TOKEN:
+            case COST_PER_M_TOKENS: {
                 int tokens = catalog.raw(Metric.TOKENS_PER_SEC, 0);
+                double scale = d == DerivedMetric.COST_PER_M_TOKENS ? 1e6 : 1;
                 return v -> {
                     double t = v.series(tokens).last();
                     if (Double.isNaN(t) || t <= 0) {
@@ -883,12 +885,60 @@ public final class DslCompiler {
                             priced = true;
                         }
                     }
-                    return priced ? perHour / 3600 / t : Double.NaN;
+                    return priced ? perHour / 3600 / t * scale : Double.NaN;
                 };
+            }
+            case ALLOCATION_RATE: {
+                int allocated = catalog.raw(Metric.CARDS_ALLOCATED, 0);
+                int total = catalog.raw(Metric.CARDS_TOTAL, 0);
+                return v -> DerivedMetric.allocationRate(v.series(allocated).last(), v.series(total).last());
+            }
+            case PREEMPTIONS_PER_HOUR: {
+                int preemptions = catalog.raw(Metric.PREEMPTIONS, HOUR_MS);
+                return v -> v.series(preemptions).increase(HOUR_MS);
+            }
+            case USED_CARDS: {
+                int util = catalog.raw(Metric.GPU_UTIL, 0);
+                return v -> usedCards(v, util);
+            }
+            case USED_MEM_BYTES: {
+                int mem = catalog.raw(Metric.MEM_USED_BYTES, 0);
+                return v -> {
+                    double sum = Double.NaN;
+                    for (ScopeView card : v.members()) {
+                        double m = card.series(mem).last();
+                        if (!Double.isNaN(m)) {
+                            sum = (Double.isNaN(sum) ? 0 : sum) + m;
+                        }
+                    }
+                    return sum;
+                };
+            }
+            case USED_OF_ALLOCATED: {
+                int util = catalog.raw(Metric.GPU_UTIL, 0);
+                int allocated = catalog.raw(Metric.CARDS_ALLOCATED, 0);
+                return v -> DerivedMetric.usedOfAllocated(usedCards(v, util), v.series(allocated).last());
             }
             default:
                 throw new IllegalArgumentException(d.name());
         }
+    }
+
+    private static final long HOUR_MS = 3_600_000L;
+
+    /** Computing cards among a queue's members; NaN while it has none the gateway knows. */
+    private static double usedCards(ScopeView queue, int util) {
+        List<? extends ScopeView> cards = queue.members();
+        if (cards.isEmpty()) {
+            return Double.NaN;
+        }
+        int n = 0;
+        for (ScopeView card : cards) {
+            if (DerivedMetric.computing(card.series(util).last())) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** {@link #window(Syntax)}, noted as a window the expression reads. */

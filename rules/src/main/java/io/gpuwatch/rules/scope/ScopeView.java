@@ -99,7 +99,8 @@ public interface ScopeView {
 
     /**
      * The member cards of a task or business now, each ready to be read at {@link #now()}, for
-     * {@code count(cards where …)}; empty for the other scopes.
+     * {@code count(cards where …)}; of a queue, the cards of the tasks its latest report lists (for its derived
+     * metrics); empty for the other scopes.
      */
     default List<? extends ScopeView> members() {
         return List.of();
