@@ -16,9 +16,9 @@ import java.util.TreeSet;
  */
 public record Schedule(String id, String name, ZoneId zone, List<Layer> layers, List<ShiftOverride> overrides) {
     /** How far ahead {@link #now} looks for the end of a shift. */
-    static final Duration HORIZON = Duration.ofDays(92);
+    public static final Duration HORIZON = Duration.ofDays(92);
     /** How far back {@link #now} looks for the start of a shift. */
-    static final Duration LOOK_BACK = Duration.ofDays(31);
+    public static final Duration LOOK_BACK = Duration.ofDays(31);
 
     public Schedule {
         layers = List.copyOf(layers);
@@ -98,5 +98,15 @@ public record Schedule(String id, String name, ZoneId zone, List<Layer> layers, 
                     .filter(s -> !s.start().isAfter(at) && s.end().isAfter(at)).findFirst());
         }
         return out;
+    }
+
+    /** True when a shift {@link #now} gave for {@code at} started before its look-back, so its start is unknown. */
+    public static boolean startsBeforeLookBack(Shift shift, Instant at) {
+        return !shift.start().isAfter(at.minus(LOOK_BACK));
+    }
+
+    /** True when a shift {@link #now} gave for {@code at} runs past its horizon, so its end is unknown. */
+    public static boolean endsAfterHorizon(Shift shift, Instant at) {
+        return !shift.end().isBefore(at.plus(HORIZON));
     }
 }
