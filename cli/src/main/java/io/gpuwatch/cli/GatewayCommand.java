@@ -262,7 +262,7 @@ final class GatewayCommand implements Callable<Integer> {
         }
         Receivers.Delivery out;
         try {
-            out = receivers.build(vertx, external, alerting);
+            out = receivers.build(vertx, external, alerting, roster);
         } catch (IllegalArgumentException e) {
             err.println(e.getMessage());
             err.flush();

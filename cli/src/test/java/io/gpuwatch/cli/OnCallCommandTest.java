@@ -79,4 +79,25 @@ class OnCallCommandTest {
         assertEquals(file + ":11:23: error: no person `we` under `people:` (did you mean `wei`?)\n1 error\n",
                 err.toString());
     }
+
+    @Test
+    void configCheckFindsAMentionOfAScheduleTheOnCallFileLacks(@TempDir Path dir) throws Exception {
+        Path alerting = dir.resolve("alerting.yml");
+        Files.writeString(alerting, """
+                receivers:
+                  - name: chat
+                    type: slack
+                    url: {env: GPUWATCH_TEST_UNSET_SLACK_URL}
+                    mention: [gpu-platform/primary, gpu-plaform]
+                route:
+                  receiver: chat
+                """);
+        assertEquals(1, run("config", "check", alerting.toString(), "--no-secrets", "--oncall", EXAMPLE));
+        assertTrue(err.toString().endsWith(alerting + ":5:37: error: no schedule `gpu-plaform` in the on-call file "
+                + "(did you mean `gpu-platform`?)\n1 error\n"), err.toString());
+        err.getBuffer().setLength(0);
+        Files.writeString(alerting, Files.readString(alerting).replace("gpu-plaform", "gpu-follow-the-sun"));
+        assertEquals(0, run("config", "check", alerting.toString(), "--no-secrets", "--oncall", EXAMPLE),
+                err.toString());
+    }
 }

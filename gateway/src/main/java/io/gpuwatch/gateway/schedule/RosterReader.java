@@ -43,6 +43,15 @@ final class RosterReader {
     private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9_-]*");
     private static final Pattern HOURS = Pattern.compile("(\\d{2}:\\d{2})\\s*-\\s*(\\d{2}:\\d{2})");
     private static final List<String> TOP_KEYS = List.of("people", "schedules");
+    /** What a mention on each chat channel is made of; anything else could break out of the mention's markup. */
+    private static final Map<String, Pattern> ADDRESSES = Map.of(
+            "slack", Pattern.compile("[UW][A-Z0-9]{2,}"),
+            "feishu", Pattern.compile("[A-Za-z0-9_-]+"),
+            "dingtalk", Pattern.compile("\\+?[0-9][0-9-]{4,}"),
+            "wecom", Pattern.compile("[A-Za-z0-9_.@-]+"));
+    private static final Map<String, String> ADDRESS_EXAMPLES = Map.of("slack", "a member id such as U024BE7LH",
+            "feishu", "an open_id such as ou_7d8a6e6df7621556ce0d21922b676706", "dingtalk",
+            "a mobile number such as 13800000000", "wecom", "a userid such as zhangwei");
     private static final List<String> PERSON_KEYS = List.of("name", "contacts");
     private static final List<String> SCHEDULE_KEYS = List.of("name", "time_zone", "layers", "overrides");
     private static final List<String> LAYER_KEYS = List.of("name", "rotations");
@@ -144,7 +153,11 @@ final class RosterReader {
                     continue;
                 }
                 String address = scalar(t.getValueNode(), "contacts." + channel);
-                if (address != null && !address.isBlank()) {
+                if (address != null && ADDRESSES.containsKey(channel)
+                        && !ADDRESSES.get(channel).matcher(address).matches()) {
+                    error(t.getValueNode(), "a " + channel + " contact is " + ADDRESS_EXAMPLES.get(channel) + ", got `"
+                            + address + "`");
+                } else if (address != null && !address.isBlank()) {
                     contacts.put(channel, address);
                 }
             }

@@ -5,6 +5,8 @@ import io.gpuwatch.notify.render.Limit;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
+import java.util.List;
+
 /**
  * The Block Kit message for a digest: a plain-text header with the title, one mrkdwn section with the entries,
  * and the title again (escaped as mrkdwn) as the notification fallback {@code text}. Both blocks stay within
@@ -19,7 +21,8 @@ final class SlackMessage {
     private SlackMessage() {
     }
 
-    static JsonObject build(Digest digest) {
+    /** The message, with a section mentioning each of {@code mentions} (Slack member ids) when there are any. */
+    static JsonObject build(Digest digest, List<String> mentions) {
         // plain_text shows characters as typed (an entity would appear literally), so the header is measured and
         // sent unescaped; the fallback text is mrkdwn, where a raw <!channel> would notify.
         String header = digest.plainTitle(HEADER);
@@ -32,6 +35,12 @@ final class SlackMessage {
         if (!body.isBlank()) {
             blocks.add(new JsonObject().put("type", "section")
                     .put("text", new JsonObject().put("type", "mrkdwn").put("text", body)));
+        }
+        // a member mentioned in a block's mrkdwn is notified even when their notifications are set to mentions only
+        if (!mentions.isEmpty()) {
+            blocks.add(new JsonObject().put("type", "section").put("text", new JsonObject().put("type", "mrkdwn")
+                    .put("text", "On call: " + String.join(" ", mentions.stream().map(id -> "<@" + id + ">")
+                            .toList()))));
         }
         return new JsonObject().put("text", title).put("blocks", blocks);
     }
