@@ -119,4 +119,21 @@ class RosterReaderTest {
         assertEquals(List.of("oncall.yaml:2:3: error: an id is lower-case letters, digits, `-` and `_`, starting "
                 + "with a letter or digit"), errors("people:\n  Wei Zhang: {}\n"));
     }
+
+    @Test
+    void aContactThatCouldBreakOutOfAMentionIsRefused() {
+        assertEquals(List.of(
+                "oncall.yaml:4:14: error: a slack contact is a member id such as U024BE7LH, got `<!channel>`",
+                "oncall.yaml:5:17: error: a dingtalk contact is a mobile number such as 13800000000, got `138 all`",
+                "oncall.yaml:6:14: error: a wecom contact is a userid such as zhangwei, got `lin><@all`"),
+                errors("""
+                        people:
+                          lin:
+                            contacts:
+                              slack: "<!channel>"
+                              dingtalk: 138 all
+                              wecom: lin><@all
+                              email: "Lin <lin@example.com>"
+                        """));
+    }
 }
