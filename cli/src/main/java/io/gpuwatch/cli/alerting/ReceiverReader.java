@@ -65,8 +65,11 @@ final class ReceiverReader {
     static final List<String> DIGEST_TYPES = List.of("slack", "teams", "feishu", "dingtalk", "wecom", "console");
     /** The chat types whose messages can mention the on-call person ({@code mention:}). */
     static final List<String> MENTION_TYPES = List.of("slack", "feishu", "dingtalk", "wecom");
-    /** The types whose paging service can report acknowledgements back through a webhook. */
-    static final List<String> HOOK_TYPES = List.of("pagerduty", "opsgenie");
+    /**
+     * The types whose service can report acknowledgements back through a webhook: the pagers, and Slack, whose
+     * messages then carry an Acknowledge button (its app's signing secret signs the clicks).
+     */
+    static final List<String> HOOK_TYPES = List.of("pagerduty", "opsgenie", "slack");
 
     private final String file;
     private final SecretSource secrets;
@@ -211,7 +214,7 @@ final class ReceiverReader {
             return null;
         }
         if (!HOOK_TYPES.contains(type)) {
-            error(entry.getKeyNode(), "`webhookSecret` is for receivers whose paging service reports "
+            error(entry.getKeyNode(), "`webhookSecret` is for receivers whose service reports "
                     + "acknowledgements back (" + String.join(", ", HOOK_TYPES) + "), not " + type);
             return null;
         }
@@ -230,7 +233,9 @@ final class ReceiverReader {
         return switch (type) {
             case "slack" -> chat(SlackConfig.parse(fields, path, secrets), path, node,
                     c -> w -> SlackReceiver.create(w.vertx(), w.client(), name, c,
-                            OnCallMentions.of(w.roster(), mention, "slack", InstantSource.system())),
+                            OnCallMentions.of(w.roster(), mention, "slack", InstantSource.system()),
+                            node.getValue().stream().anyMatch(t -> t.getKeyNode() instanceof ScalarNode k
+                                    && k.getValue().equals("webhookSecret"))),
                     c -> w -> SlackReportTarget.create(w.vertx(), w.client(), name, c));
             case "teams" -> chat(TeamsConfig.parse(fields, path, secrets), path, node,
                     c -> w -> TeamsReceiver.create(w.vertx(), w.client(), name, c),

@@ -13,16 +13,24 @@ import java.util.List;
  * Slack's limits (header 150 characters, section 3,000), far below the ~13k total at which Slack starts refusing
  * blocks.
  */
-final class SlackMessage {
+public final class SlackMessage {
     static final Limit HEADER = Limit.chars(150);
     static final Limit SECTION = Limit.chars(3_000);
     private static final String FALLBACK_TITLE = "gpuwatch alerts";
+    /** The {@code action_id} of the Acknowledge button, which the gateway's Slack route looks for. */
+    public static final String ACK_ACTION = "gpuwatch_ack";
+    static final String ACTIONS_BLOCK = "gpuwatch_actions";
+    /** Slack's limit on a button's value. */
+    static final int VALUE_CHARS = 2_000;
 
     private SlackMessage() {
     }
 
-    /** The message, with a section mentioning each of {@code mentions} (Slack member ids) when there are any. */
-    static JsonObject build(Digest digest, List<String> mentions) {
+    /**
+     * The message, with a section mentioning each of {@code mentions} (Slack member ids) when there are any, and
+     * an Acknowledge button for the alerts {@code ackable} (fingerprints) when there are any.
+     */
+    static JsonObject build(Digest digest, List<String> mentions, List<String> ackable) {
         // plain_text shows characters as typed (an entity would appear literally), so the header is measured and
         // sent unescaped; the fallback text is mrkdwn, where a raw <!channel> would notify.
         String header = digest.plainTitle(HEADER);
@@ -42,6 +50,25 @@ final class SlackMessage {
                     .put("text", "On call: " + String.join(" ", mentions.stream().map(id -> "<@" + id + ">")
                             .toList()))));
         }
+        if (!ackable.isEmpty()) {
+            blocks.add(new JsonObject().put("type", "actions").put("block_id", ACTIONS_BLOCK)
+                    .put("elements", new JsonArray().add(new JsonObject().put("type", "button")
+                            .put("action_id", ACK_ACTION).put("style", "primary")
+                            .put("text", new JsonObject().put("type", "plain_text").put("text", "Acknowledge"))
+                            .put("value", value(ackable)))));
+        }
         return new JsonObject().put("text", title).put("blocks", blocks);
+    }
+
+    /** The fingerprints, comma-separated, as many whole ones as fit a button's value; the rest need the API. */
+    private static String value(List<String> fingerprints) {
+        StringBuilder out = new StringBuilder();
+        for (String f : fingerprints) {
+            if (out.length() + f.length() + 1 > VALUE_CHARS) {
+                break;
+            }
+            out.append(out.isEmpty() ? "" : ",").append(f);
+        }
+        return out.toString();
     }
 }

@@ -31,6 +31,7 @@ public final class SlackReceiver implements Receiver {
     private final SlackConfig config;
     private final ChatDelivery delivery;
     private final OnCall onCall;
+    private final boolean buttons;
 
     /** A receiver with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
     public SlackReceiver(String name, SlackConfig config, WebClient client, RandomGenerator random, Pause pause,
@@ -41,7 +42,17 @@ public final class SlackReceiver implements Receiver {
     /** A receiver whose firing messages mention whoever {@code onCall} names at the time of sending. */
     public SlackReceiver(String name, SlackConfig config, WebClient client, RandomGenerator random, Pause pause,
             InstantSource clock, OnCall onCall) {
+        this(name, config, client, random, pause, clock, onCall, false);
+    }
+
+    /**
+     * A receiver whose firing messages mention whoever {@code onCall} names and, with {@code buttons}, carry an
+     * Acknowledge button, whose clicks Slack posts to the gateway signed with the app's signing secret.
+     */
+    public SlackReceiver(String name, SlackConfig config, WebClient client, RandomGenerator random, Pause pause,
+            InstantSource clock, OnCall onCall, boolean buttons) {
         this.onCall = Objects.requireNonNull(onCall, "onCall");
+        this.buttons = buttons;
         this.name = Objects.requireNonNull(name, "name");
         this.config = Objects.requireNonNull(config, "config");
         this.delivery = new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), client, random,
@@ -56,8 +67,14 @@ public final class SlackReceiver implements Receiver {
     /** A receiver pausing on Vert.x timers whose firing messages mention whoever {@code onCall} names. */
     public static SlackReceiver create(Vertx vertx, WebClient client, String name, SlackConfig config,
                                       OnCall onCall) {
+        return create(vertx, client, name, config, onCall, false);
+    }
+
+    /** As {@link #create(Vertx, WebClient, String, SlackConfig, OnCall)}, with an Acknowledge button if asked. */
+    public static SlackReceiver create(Vertx vertx, WebClient client, String name, SlackConfig config,
+                                      OnCall onCall, boolean buttons) {
         return new SlackReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system(),
-                onCall);
+                onCall, buttons);
     }
 
     @Override
@@ -72,8 +89,10 @@ public final class SlackReceiver implements Receiver {
         }
         Buffer body;
         try {
+            List<String> firing = buttons ? batch.stream().filter(n -> n.status() == Notification.Status.FIRING)
+                    .map(Notification::fingerprint).toList() : List.of();
             body = SlackMessage.build(config.settings().layout().render(batch, Markup.SLACK_MRKDWN),
-                    onCall.addressesFor(batch)).toBuffer();
+                    onCall.addressesFor(batch), firing).toBuffer();
         } catch (RuntimeException e) {
             return Future.failedFuture(new DeliveryFailure(name, 0,
                     "could not render the message: " + e.getClass().getSimpleName(), false));
