@@ -2,12 +2,14 @@ package io.gpuwatch.cli;
 
 import io.gpuwatch.cli.alerting.AlertingFile;
 import io.gpuwatch.cli.alerting.AlertingLoad;
+import io.gpuwatch.cli.alerting.OnCallMentions;
 import io.gpuwatch.cli.alerting.ReceiverSpec;
 import io.gpuwatch.gateway.match.MatcherException;
 import io.gpuwatch.gateway.match.MatcherParser;
 import io.gpuwatch.gateway.route.Route;
 import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.route.TimeInterval;
+import io.gpuwatch.gateway.schedule.Roster;
 import io.gpuwatch.notify.secret.SecretSource;
 import io.gpuwatch.rules.Diagnostic;
 import picocli.CommandLine.Command;
@@ -57,6 +59,10 @@ final class ConfigCommand implements Runnable {
                         + "as in CI: each one missing is a warning instead of an error")
         boolean noSecrets;
 
+        @Option(names = "--oncall", paramLabel = "FILE",
+                description = "the on-call file (docs/oncall.md) the chat receivers' `mention:` schedules must be in")
+        Path oncall;
+
         @Option(names = "--test", paramLabel = "LABELS",
                 description = "also show where an alert with these labels goes, e.g. "
                         + "'{severity=\"page\", node=\"n1\"}' (repeatable)")
@@ -75,8 +81,20 @@ final class ConfigCommand implements Runnable {
             for (Diagnostic d : load.diagnostics()) {
                 err.println(d);
             }
-            if (!load.ok()) {
-                int errors = load.errors().size();
+            int mentionErrors = 0;
+            if (load.ok() && oncall != null) {
+                Roster roster = Loading.roster(oncall, err);
+                if (roster == null) {
+                    return 1;
+                }
+                for (ReceiverSpec r : load.receivers()) {
+                    List<String> problems = OnCallMentions.problems(roster, r.mentions());
+                    problems.forEach(err::println);
+                    mentionErrors += problems.size();
+                }
+            }
+            if (!load.ok() || mentionErrors > 0) {
+                int errors = load.errors().size() + mentionErrors;
                 err.println(errors + (errors == 1 ? " error" : " errors"));
                 err.flush();
                 return 1;

@@ -16,6 +16,7 @@ import io.gpuwatch.gateway.ingest.IngestConfig;
 import io.gpuwatch.gateway.ingest.ProbeEndpoint;
 import io.gpuwatch.gateway.reload.RuleFiles;
 import io.gpuwatch.gateway.reload.WatchedFile;
+import io.gpuwatch.gateway.schedule.Roster;
 import io.gpuwatch.gateway.tls.TlsFiles;
 import io.gpuwatch.gateway.warm.WarmUp;
 import io.gpuwatch.rules.RuleSet;
@@ -113,6 +114,11 @@ final class GatewayCommand implements Callable<Integer> {
             description = "card-hour prices (currency, card_hour: default, models, businesses) for costPerToken "
                     + "and the digests' cost figures; without it costs are unknown")
     Path pricingFile;
+
+    @Option(names = "--oncall", paramLabel = "FILE",
+            description = "people and on-call schedules (docs/oncall.md) for GET /api/v1/oncall and the schedules' "
+                    + "calendars; read at start")
+    Path oncallFile;
 
     @Option(names = "--cluster",
             description = "join other gateways (Hazelcast, TCP-IP join on --cluster-members): each node is served by "
@@ -223,6 +229,11 @@ final class GatewayCommand implements Callable<Integer> {
             return 1;
         }
 
+        Roster roster = Loading.roster(oncallFile, err);
+        if (roster == null) {
+            return 1;
+        }
+
         AlertingLoad alerting = receivers.alertingFile(err);
         if (alerting != null && !alerting.ok()) {
             return 1;
@@ -251,7 +262,7 @@ final class GatewayCommand implements Callable<Integer> {
         }
         Receivers.Delivery out;
         try {
-            out = receivers.build(vertx, external, alerting);
+            out = receivers.build(vertx, external, alerting, roster);
         } catch (IllegalArgumentException e) {
             err.println(e.getMessage());
             err.flush();
@@ -268,7 +279,7 @@ final class GatewayCommand implements Callable<Integer> {
         }
         RuleFiles ruleFiles = new RuleFiles(rulePaths, reloadInterval);
         Gateway gateway = new Gateway(config, ruleSet, ruleFiles, probeTokens, out.receivers(), out.routing(),
-                InstantSource.system()).access(access).tls(tls);
+                InstantSource.system()).access(access).tls(tls).roster(roster, oncallFile);
         // read by the fleet on the gateway's event loop only after deployment, which publishes it
         gateway.fleet().usePricing(pricing);
         if (alerting != null) {

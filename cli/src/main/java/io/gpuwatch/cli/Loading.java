@@ -6,6 +6,9 @@ import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
 
+import io.gpuwatch.gateway.schedule.Roster;
+import io.gpuwatch.gateway.schedule.RosterLoad;
+
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -35,5 +38,16 @@ final class Loading {
         load.errors().forEach(err::println);
         err.flush();
         return load.pricing();
+    }
+
+    /** The roster of an on-call file, {@link Roster#EMPTY} without one, or null after printing its errors. */
+    static Roster roster(Path file, PrintWriter err) {
+        if (file == null) {
+            return Roster.EMPTY;
+        }
+        RosterLoad load = Roster.load(file);
+        load.diagnostics().forEach(err::println);
+        err.flush();
+        return load.roster();
     }
 }

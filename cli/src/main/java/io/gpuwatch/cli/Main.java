@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "gpuwatch", mixinStandardHelpOptions = true, version = "gpuwatch 0.1.0",
         description = "Alerting for GPU fleets: node probes, a windowing gateway, composite rules, deduplicated pages.",
         subcommands = {GatewayCommand.class, ProbeCommand.class, DemoCommand.class, RulesCommand.class,
-                ConfigCommand.class, BenchCommand.class, TokenCommand.class, SchedCommand.class,
+                ConfigCommand.class, OnCallCommand.class, BenchCommand.class, TokenCommand.class, SchedCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec

@@ -3,6 +3,7 @@ package io.gpuwatch.cli;
 import io.gpuwatch.cli.alerting.AlertingFile;
 import io.gpuwatch.cli.alerting.AlertingLoad;
 import io.gpuwatch.cli.alerting.Wiring;
+import io.gpuwatch.gateway.schedule.Roster;
 import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.receiver.console.ConsoleReceiver;
@@ -76,13 +77,21 @@ final class Receivers {
      * be ok), else the console and webhooks; fails with a message naming the option when one is wrong.
      */
     Delivery build(Vertx vertx, String externalUrl, AlertingLoad file) {
+        return build(vertx, externalUrl, file, Roster.EMPTY);
+    }
+
+    /**
+     * As {@link #build(Vertx, String, AlertingLoad)}, with the chat receivers' mentions read from {@code roster};
+     * a {@code mention:} of a schedule or layer the roster lacks fails with its place.
+     */
+    Delivery build(Vertx vertx, String externalUrl, AlertingLoad file, Roster roster) {
         if (file != null) {
             if (!webhooks.isEmpty() || bearerEnv != null) {
                 throw new IllegalArgumentException("--webhook: the receivers come from the --alerting file; add the "
                         + "webhook there as a receiver of type webhook");
             }
             client = WebClient.create(vertx);
-            Wiring wiring = new Wiring(vertx, client, externalUrl, System.out);
+            Wiring wiring = new Wiring(vertx, client, externalUrl, System.out, roster);
             return new Delivery(file.create(wiring), file.routing());
         }
         return new Delivery(build(vertx, externalUrl), null);

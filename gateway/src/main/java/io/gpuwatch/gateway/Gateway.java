@@ -29,6 +29,7 @@ import io.gpuwatch.gateway.ledger.PersistentLedger;
 import io.gpuwatch.gateway.reload.ReloadStatus;
 import io.gpuwatch.gateway.reload.RuleFiles;
 import io.gpuwatch.gateway.reload.RuleReloader;
+import io.gpuwatch.gateway.schedule.Roster;
 import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.state.CardState;
 import io.gpuwatch.gateway.state.FleetState;
@@ -98,6 +99,8 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private ApiAccess access = ApiAccess.open();
     private TlsFiles tls;
     private Path alertingFile;
+    private Roster roster = Roster.EMPTY;
+    private Path rosterFile;
     private final RuleFiles ruleFiles;
     private volatile RuleSet rules;
     private RuleReloader reloader;
@@ -811,11 +814,29 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         return this;
     }
 
+    /**
+     * Answers who is on call from {@code roster}, read from {@code file} (null for a roster given in code), whose
+     * hash the status API then covers too (docs/oncall.md); call before deploying.
+     */
+    public Gateway roster(Roster roster, Path file) {
+        this.roster = roster;
+        this.rosterFile = file;
+        return this;
+    }
+
+    @Override
+    public Roster roster() {
+        return roster;
+    }
+
     @Override
     public List<Path> configFiles() {
         List<Path> files = new ArrayList<>(ruleFiles.paths());
         if (alertingFile != null) {
             files.add(alertingFile);
+        }
+        if (rosterFile != null) {
+            files.add(rosterFile);
         }
         return files;
     }

@@ -63,8 +63,13 @@ final class ReceiverReader {
             "opsgenie", "jira", "alertmanager", "webhook", "console");
     /** The types that take a {@code digest:} schedule: chat channels a person reads, and the console. */
     static final List<String> DIGEST_TYPES = List.of("slack", "teams", "feishu", "dingtalk", "wecom", "console");
-    /** The types whose paging service can report acknowledgements back through a webhook. */
-    static final List<String> HOOK_TYPES = List.of("pagerduty", "opsgenie");
+    /** The chat types whose messages can mention the on-call person ({@code mention:}). */
+    static final List<String> MENTION_TYPES = List.of("slack", "feishu", "dingtalk", "wecom");
+    /**
+     * The types whose service can report acknowledgements back through a webhook: the pagers, and Slack, whose
+     * messages then carry an Acknowledge button (its app's signing secret signs the clicks).
+     */
+    static final List<String> HOOK_TYPES = List.of("pagerduty", "opsgenie", "slack");
 
     private final String file;
     private final SecretSource secrets;
@@ -131,9 +136,14 @@ final class ReceiverReader {
         fields.remove("type");
         fields.remove("digest");
         fields.remove("webhookSecret");
+        fields.remove("mention");
         String path = "receivers." + (name == null ? "[" + index + "]" : name);
         String label = name == null ? "receivers[" + index + "]" : name;
-        Made made = factory(lower, label, fields, path, m);
+        List<MentionRef> mention = mention(keys.get("mention"), lower);
+        if (mention == null) {
+            return;
+        }
+        Made made = factory(lower, label, fields, path, m, mention);
         int before = diagnostics.size();
         Secret webhookSecret = webhookSecret(keys.get("webhookSecret"), values, lower, path, m);
         boolean hookOk = diagnostics.size() == before;
@@ -142,8 +152,41 @@ final class ReceiverReader {
         if (made != null && name != null && digests != null && hookOk) {
             int[] p = position(m);
             specs.add(new ReceiverSpec(name, lower, file, p[0], p[1], made.receiver(), digests,
-                    digests.isEmpty() ? null : made.reports(), webhookSecret));
+                    digests.isEmpty() ? null : made.reports(), webhookSecret, mention));
         }
+    }
+
+    /**
+     * The schedule layers a chat receiver mentions the on-call person of ({@code mention: [gpu-platform/primary]});
+     * none without {@code mention:}, null after an error. Whether they exist is checked against the on-call file
+     * when the receiver is made (docs/oncall.md).
+     */
+    private List<MentionRef> mention(NodeTuple entry, String type) {
+        if (entry == null) {
+            return List.of();
+        }
+        if (!MENTION_TYPES.contains(type)) {
+            error(entry.getKeyNode(), "`mention` is for chat receivers that can mention people ("
+                    + String.join(", ", MENTION_TYPES) + "), not " + type);
+            return null;
+        }
+        Node value = entry.getValueNode();
+        List<Node> items = value instanceof SequenceNode seq ? seq.getValue() : List.of(value);
+        List<MentionRef> out = new ArrayList<>();
+        boolean ok = true;
+        for (Node item : items) {
+            String text = item instanceof ScalarNode s ? s.getValue().strip() : "";
+            String[] parts = text.split("/", -1);
+            if (text.isEmpty() || parts.length > 2 || parts[0].isEmpty() || parts.length == 2 && parts[1].isEmpty()) {
+                error(item, "`mention` takes schedule layers such as `gpu-platform/primary` (or `gpu-platform` for "
+                        + "its first layer)");
+                ok = false;
+                continue;
+            }
+            int[] p = position(item);
+            out.add(new MentionRef(parts[0], parts.length == 2 ? parts[1] : null, file, p[0], p[1]));
+        }
+        return ok ? out : null;
     }
 
     /** The receiver's digest schedules (none without {@code digest:}); null when one is wrong. */
@@ -171,7 +214,7 @@ final class ReceiverReader {
             return null;
         }
         if (!HOOK_TYPES.contains(type)) {
-            error(entry.getKeyNode(), "`webhookSecret` is for receivers whose paging service reports "
+            error(entry.getKeyNode(), "`webhookSecret` is for receivers whose service reports "
                     + "acknowledgements back (" + String.join(", ", HOOK_TYPES) + "), not " + type);
             return null;
         }
@@ -185,22 +228,29 @@ final class ReceiverReader {
     private record Made(ReceiverSpec.Factory receiver, ReceiverSpec.ReportFactory reports) {
     }
 
-    private Made factory(String type, String name, Map<Object, Object> fields, String path, MappingNode node) {
+    private Made factory(String type, String name, Map<Object, Object> fields, String path, MappingNode node,
+                         List<MentionRef> mention) {
         return switch (type) {
             case "slack" -> chat(SlackConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> SlackReceiver.create(w.vertx(), w.client(), name, c),
+                    c -> w -> SlackReceiver.create(w.vertx(), w.client(), name, c,
+                            OnCallMentions.of(w.roster(), mention, "slack", InstantSource.system()),
+                            node.getValue().stream().anyMatch(t -> t.getKeyNode() instanceof ScalarNode k
+                                    && k.getValue().equals("webhookSecret"))),
                     c -> w -> SlackReportTarget.create(w.vertx(), w.client(), name, c));
             case "teams" -> chat(TeamsConfig.parse(fields, path, secrets), path, node,
                     c -> w -> TeamsReceiver.create(w.vertx(), w.client(), name, c),
                     c -> w -> TeamsReportTarget.create(w.vertx(), w.client(), name, c));
             case "feishu" -> chat(FeishuConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> FeishuReceiver.create(w.vertx(), w.client(), name, c),
+                    c -> w -> FeishuReceiver.create(w.vertx(), w.client(), name, c,
+                            OnCallMentions.of(w.roster(), mention, "feishu", InstantSource.system())),
                     c -> w -> FeishuReportTarget.create(w.vertx(), w.client(), name, c));
             case "dingtalk" -> chat(DingTalkConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> DingTalkReceiver.create(w.vertx(), w.client(), name, c),
+                    c -> w -> DingTalkReceiver.create(w.vertx(), w.client(), name, c,
+                            OnCallMentions.of(w.roster(), mention, "dingtalk", InstantSource.system())),
                     c -> w -> DingTalkReportTarget.create(w.vertx(), w.client(), name, c));
             case "wecom" -> chat(WeComConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> WeComReceiver.create(w.vertx(), w.client(), name, c),
+                    c -> w -> WeComReceiver.create(w.vertx(), w.client(), name, c,
+                            OnCallMentions.of(w.roster(), mention, "wecom", InstantSource.system())),
                     c -> w -> WeComReportTarget.create(w.vertx(), w.client(), name, c));
             case "pagerduty" -> made(parsed(PagerDutyConfig.parse(fields, path, secrets), path, node,
                     c -> w -> PagerDutyReceiver.create(w.vertx(), w.client(), name, c)));

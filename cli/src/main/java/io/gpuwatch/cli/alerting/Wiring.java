@@ -1,5 +1,6 @@
 package io.gpuwatch.cli.alerting;
 
+import io.gpuwatch.gateway.schedule.Roster;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.client.WebClient;
 
@@ -8,7 +9,11 @@ import java.io.PrintStream;
 /**
  * What receivers are made with: the Vert.x instance whose timers pace and retry them, one web client shared by
  * all (kept by the caller, since Vert.x closes a client nobody references), the gateway's external URL for
- * links back, and the stream console receivers print to.
+ * links back, the stream console receivers print to, and the on-call roster chat receivers mention people from.
  */
-public record Wiring(Vertx vertx, WebClient client, String externalUrl, PrintStream console) {
+public record Wiring(Vertx vertx, WebClient client, String externalUrl, PrintStream console, Roster roster) {
+    /** Wiring without an on-call roster: a receiver with {@code mention:} cannot be made with it. */
+    public Wiring(Vertx vertx, WebClient client, String externalUrl, PrintStream console) {
+        this(vertx, client, externalUrl, console, Roster.EMPTY);
+    }
 }

@@ -92,8 +92,8 @@ class WebhookSecretConfigTest {
                   receiver: hook
                 """);
         assertFalse(load.ok());
-        assertEquals(List.of("a.yml:5:5: error: `webhookSecret` is for receivers whose paging service reports "
-                + "acknowledgements back (pagerduty, opsgenie), not webhook"),
+        assertEquals(List.of("a.yml:5:5: error: `webhookSecret` is for receivers whose service reports "
+                + "acknowledgements back (pagerduty, opsgenie, slack), not webhook"),
                 load.errors().stream().map(Diagnostic::toString).toList());
     }
 
@@ -114,5 +114,23 @@ class WebhookSecretConfigTest {
         assertEquals(1, load.diagnostics().size(), load.diagnostics().toString());
         assertTrue(load.diagnostics().get(0).toString().contains("environment variable PD_HOOK_UNSET is not set"),
                 load.diagnostics().toString());
+    }
+
+    @Test
+    void aSlackReceiverWithAWebhookSecretTakesButtonClicks() {
+        AlertingLoad load = AlertingFile.parse("a.yml", """
+                receivers:
+                  - name: chat
+                    type: slack
+                    url: {env: SLACK}
+                    webhookSecret: {env: SLACK_SIGNING}
+                route:
+                  receiver: chat
+                """, SecretSource.ofEnv(Map.of("SLACK", "https://hooks.slack.com/services/T1/B1/X1",
+                "SLACK_SIGNING", "8f742231b10e8888abcd99yyyzzz85a5")), null);
+        assertTrue(load.ok(), load.diagnostics().toString());
+        assertEquals(List.of(new PagerHook("chat", PagerHook.Service.SLACK, load.pagerHooks().get(0).secret())),
+                load.pagerHooks());
+        assertEquals("8f742231b10e8888abcd99yyyzzz85a5", load.pagerHooks().get(0).secret().reveal());
     }
 }

@@ -6,14 +6,15 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * A paging service may tell the gateway that the receiver {@code receiver}'s alerts were acknowledged there,
- * proving it with {@code secret}: PagerDuty signs its V3 webhooks with it, Opsgenie sends it in a header.
- * {@code toString} shows where the secret came from, never the secret.
+ * A paging or chat service may tell the gateway that the receiver {@code receiver}'s alerts were acknowledged
+ * there, proving it with {@code secret}: PagerDuty signs its V3 webhooks with it, Opsgenie sends it in a header,
+ * Slack signs the button clicks of its messages with the app's signing secret. {@code toString} shows where the
+ * secret came from, never the secret.
  */
 public record PagerHook(String receiver, Service service, Secret secret) {
-    /** The paging services whose acknowledgements the gateway takes. */
+    /** The services whose acknowledgements the gateway takes. */
     public enum Service {
-        PAGERDUTY, OPSGENIE;
+        PAGERDUTY, OPSGENIE, SLACK;
 
         /** The last part of this service's webhook path, e.g. {@code pagerduty-webhook}. */
         public String path() {

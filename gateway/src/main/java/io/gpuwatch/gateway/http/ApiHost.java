@@ -10,6 +10,7 @@ import io.gpuwatch.gateway.eval.Evaluator;
 import io.gpuwatch.gateway.ingest.ProbeEndpoint;
 import io.gpuwatch.gateway.ledger.AlertLedger;
 import io.gpuwatch.gateway.reload.RuleReloader;
+import io.gpuwatch.gateway.schedule.Roster;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.gateway.store.AsyncStore;
 import io.gpuwatch.notify.Receiver;
@@ -62,6 +63,9 @@ public interface ApiHost {
      * receivers and routing); empty for a gateway given its rules and routing in code.
      */
     List<Path> configFiles();
+
+    /** The people and on-call schedules, empty when the gateway was given none. */
+    Roster roster();
 
     /** The cluster the gateway is one of, if any. */
     Optional<Cluster> cluster();

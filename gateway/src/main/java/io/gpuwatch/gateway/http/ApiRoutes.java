@@ -11,10 +11,10 @@ import io.vertx.ext.web.RoutingContext;
 /**
  * The HTTP API: health and readiness, alerts ({@link AlertRoutes}, one with its timeline in
  * {@link AlertDetailRoutes}), silences ({@link SilenceRoutes}), delivery groups, receivers' health, rules and
- * reload, the audit log, status, digest charts, the paging services' webhooks ({@link PagerWebhooks}), the
- * scrape paths ({@link MetricsRoute}) and Alertmanager's v2 API ({@link AlertmanagerApi}), each behind the
- * access check its role needs ({@link AccessGuard}). Handlers run on the gateway's event loop, which owns the
- * silences and acknowledgements.
+ * reload, the audit log, status, who is on call and the schedules' calendars ({@link ScheduleRoutes}), digest
+ * charts, the paging services' webhooks ({@link PagerWebhooks}), the scrape paths ({@link MetricsRoute}) and
+ * Alertmanager's v2 API ({@link AlertmanagerApi}), each behind the access check its role needs
+ * ({@link AccessGuard}). Handlers run on the gateway's event loop, which owns the silences and acknowledgements.
  */
 public final class ApiRoutes {
     private final ApiHost gateway;
@@ -49,6 +49,7 @@ public final class ApiRoutes {
         Changes changes = new Changes(gateway);
         // the webhooks go first: a paging service signs its calls and holds no API token
         new PagerWebhooks(gateway, acks).mount(router);
+        new ChatActions(gateway, acks).mount(router);
         new AlertRoutes(gateway, acks, changes).mount(router, guard);
         // after the alert routes, so /api/v1/alerts/history is not taken for a fingerprint
         new AlertDetailRoutes(gateway).mount(router, guard);
@@ -60,6 +61,7 @@ public final class ApiRoutes {
         new RuleRoutes(gateway, changes).mount(router, guard);
         new AuditRoutes(gateway).mount(router, guard);
         new StatusRoutes(gateway, gateway.clock().instant()).mount(router, guard);
+        new ScheduleRoutes(gateway).mount(router, guard);
         // chat services fetch a digest's chart without a token; its random id is what keeps it private
         router.get("/api/v1/digests/:id/chart.png").handler(ctx -> gateway.digests()
                 .flatMap(d -> d.chart(ctx.pathParam("id")))

@@ -40,7 +40,7 @@ final class PagerWebhooks {
     /** PagerDuty's incident payloads run to a few kilobytes; this is far above them. */
     private static final int BODY_LIMIT = 1024 * 1024;
     private static final int LOGGED_KEY_CHARS = 200;
-    private static final String HOOK = "gpuwatch.pagerHook";
+    static final String HOOK = "gpuwatch.pagerHook";
     private static final Logger LOG = Logger.getLogger(PagerWebhooks.class.getName());
 
     private final ApiHost gateway;
@@ -52,16 +52,17 @@ final class PagerWebhooks {
     }
 
     void mount(Router router) {
-        for (PagerHook.Service service : PagerHook.Service.values()) {
+        // Slack's button clicks have their own route (ChatActions)
+        for (PagerHook.Service service : List.of(PagerHook.Service.PAGERDUTY, PagerHook.Service.OPSGENIE)) {
             router.post("/api/v1/receivers/:receiver/" + service.path())
                     .handler(BodyHandler.create().setBodyLimit(BODY_LIMIT))
-                    .handler(ctx -> hooked(ctx, service))
+                    .handler(ctx -> hooked(gateway, ctx, service))
                     .handler(service == PagerHook.Service.PAGERDUTY ? this::pagerDuty : this::opsgenie);
         }
     }
 
     /** Goes on with the receiver's hook of {@code service}; a receiver without one has no such route. */
-    private void hooked(RoutingContext ctx, PagerHook.Service service) {
+    static void hooked(ApiHost gateway, RoutingContext ctx, PagerHook.Service service) {
         String receiver = ctx.pathParam("receiver");
         Optional<PagerHook> hook = gateway.pagerHooks().stream()
                 .filter(h -> h.service() == service && h.receiver().equals(receiver)).findFirst();
@@ -206,17 +207,17 @@ final class PagerWebhooks {
         return text == null || ((String) text).isBlank() ? fallback : ((String) text).strip();
     }
 
-    private static void ignored(RoutingContext ctx, String reason) {
+    static void ignored(RoutingContext ctx, String reason) {
         Replies.json(ctx, 200, new JsonObject().put("recorded", false).put("reason", reason));
     }
 
-    private static byte[] raw(RoutingContext ctx) {
+    static byte[] raw(RoutingContext ctx) {
         Buffer b = ctx.body().buffer();
         return b == null ? new byte[0] : b.getBytes();
     }
 
     /** The body as a JSON object, or null after answering 400. */
-    private static JsonObject object(RoutingContext ctx, byte[] raw) {
+    static JsonObject object(RoutingContext ctx, byte[] raw) {
         try {
             Object parsed = Buffer.buffer(raw).toJsonValue();
             if (parsed instanceof JsonObject o) {
@@ -258,7 +259,7 @@ final class PagerWebhooks {
         return MessageDigest.isEqual(sha256(given.strip()), sha256(secret.reveal()));
     }
 
-    private static byte[] hmac(String key, byte[] body) {
+    static byte[] hmac(String key, byte[] body) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(key.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));

@@ -5,6 +5,7 @@ import io.gpuwatch.gateway.match.Matcher;
 import io.gpuwatch.gateway.match.MatcherException;
 import io.gpuwatch.gateway.match.MatcherParser;
 import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.YamlMapping;
 import io.gpuwatch.rules.dsl.DslException;
 import io.gpuwatch.rules.dsl.Durations;
 import org.snakeyaml.engine.v2.api.LoadSettings;
@@ -27,7 +28,6 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -223,7 +223,7 @@ final class ConfigReader {
         }
         String name = s.getValue();
         if (receivers != null && !receivers.contains(name)) {
-            error(s, "unknown receiver `" + name + "`" + suggestion(name, receivers)
+            error(s, "unknown receiver `" + name + "`" + YamlMapping.suggestion(name, receivers)
                     + (receivers.isEmpty() ? " (no receivers are configured)"
                     : " (receivers: " + String.join(", ", new TreeSet<>(receivers)) + ")"));
         }
@@ -343,7 +343,7 @@ final class ConfigReader {
             }
             TimeInterval t = intervals.get(s.getValue());
             if (t == null) {
-                error(s, "unknown time interval `" + s.getValue() + "`" + suggestion(s.getValue(), intervals.keySet())
+                error(s, "unknown time interval `" + s.getValue() + "`" + YamlMapping.suggestion(s.getValue(), intervals.keySet())
                         + (intervals.isEmpty() ? " (`time_intervals:` defines none)"
                         : " (defined: " + String.join(", ", intervals.keySet()) + ")"));
             } else {
@@ -471,7 +471,7 @@ final class ConfigReader {
         try {
             return ZoneId.of(s.getValue());
         } catch (DateTimeException e) {
-            error(s, "unknown time zone `" + s.getValue() + "`" + suggestion(s.getValue(), ZoneId.getAvailableZoneIds())
+            error(s, "unknown time zone `" + s.getValue() + "`" + YamlMapping.suggestion(s.getValue(), ZoneId.getAvailableZoneIds())
                     + " (an IANA name such as Europe/Berlin, or UTC)");
             return ZoneOffset.UTC;
         }
@@ -565,7 +565,7 @@ final class ConfigReader {
         } catch (IllegalArgumentException e) {
             List<String> names = Arrays.stream(DayOfWeek.values())
                     .map(d -> d.name().toLowerCase(Locale.ROOT)).toList();
-            errorAt(s, offset, "unknown weekday `" + text.strip() + "`" + suggestion(text.strip(), names)
+            errorAt(s, offset, "unknown weekday `" + text.strip() + "`" + YamlMapping.suggestion(text.strip(), names)
                     + " (monday … sunday, or a range such as monday:friday)");
             return null;
         }
@@ -581,7 +581,7 @@ final class ConfigReader {
         } catch (IllegalArgumentException e) {
             List<String> names = Arrays.stream(Month.values()).map(m -> m.name().toLowerCase(Locale.ROOT))
                     .toList();
-            errorAt(s, offset, "unknown month `" + t + "`" + suggestion(t, names)
+            errorAt(s, offset, "unknown month `" + t + "`" + YamlMapping.suggestion(t, names)
                     + " (january … december or 1 … 12, or a range such as june:august)");
             return null;
         }
@@ -653,7 +653,7 @@ final class ConfigReader {
             }
             String k = key.getValue();
             if (!allowed.contains(k)) {
-                String hint = suggestion(k, allowed);
+                String hint = YamlMapping.suggestion(k, allowed);
                 error(key, "unknown " + what + " key `" + k + "`" + (hint.isEmpty()
                         ? " (" + String.join(", ", allowed) + ")" : hint));
             } else if (out.containsKey(k)) {
@@ -700,40 +700,5 @@ final class ConfigReader {
     private void warning(Node node, String message) {
         ScalarPlaces.Position p = ScalarPlaces.of(node);
         diagnostics.add(Diagnostic.warning(file, p.line(), p.column(), message));
-    }
-
-    /** {@code " (did you mean `x`?)"} for the closest known name within a small edit distance, else empty. */
-    static String suggestion(String given, Collection<String> known) {
-        String best = null;
-        int bestDistance = Integer.MAX_VALUE;
-        String lower = given.toLowerCase(Locale.ROOT);
-        for (String k : known) {
-            int d = distance(lower, k.toLowerCase(Locale.ROOT));
-            if (d < bestDistance || d == bestDistance && best != null && k.compareTo(best) < 0) {
-                best = k;
-                bestDistance = d;
-            }
-        }
-        int allowed = given.length() <= 3 ? 1 : given.length() <= 8 ? 2 : 3;
-        return best != null && bestDistance <= allowed ? " (did you mean `" + best + "`?)" : "";
-    }
-
-    private static int distance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
     }
 }

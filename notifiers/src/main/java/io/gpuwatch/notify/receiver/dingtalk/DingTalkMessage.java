@@ -3,6 +3,7 @@ package io.gpuwatch.notify.receiver.dingtalk;
 import io.gpuwatch.notify.render.Digest;
 import io.gpuwatch.notify.render.Limit;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 import java.util.List;
@@ -20,20 +21,32 @@ final class DingTalkMessage {
     private DingTalkMessage() {
     }
 
-    static Optional<Buffer> build(Digest digest) {
+    /**
+     * The message, mentioning each of {@code mentions} (mobile numbers): DingTalk rings a number listed in
+     * {@code at.atMobiles} only when {@code @number} is in the text too, so both carry it.
+     */
+    static Optional<Buffer> build(Digest digest, List<String> mentions) {
         String preview = digest.plainTitle(TITLE);
         String heading = digest.title(TITLE);
         return digest.fit(kept -> message(preview.isEmpty() ? FALLBACK_TITLE : preview,
-                        heading.isEmpty() ? FALLBACK_TITLE : heading, kept),
+                        heading.isEmpty() ? FALLBACK_TITLE : heading, kept, mentions),
                 body -> body.length() <= MAX_BODY_BYTES);
     }
 
     // The preview is shown as typed; the heading is markdown, so it carries the escaped title.
-    private static Buffer message(String preview, String heading, List<String> entries) {
+    private static Buffer message(String preview, String heading, List<String> entries, List<String> mentions) {
         String text = "### " + heading + "\n\n" + String.join("\n", entries.stream().filter(e -> !e.isBlank()).toList());
-        return new JsonObject()
-                .put("msgtype", "markdown")
-                .put("markdown", new JsonObject().put("title", preview).put("text", text.strip()))
+        JsonObject message = new JsonObject()
+                .put("msgtype", "markdown");
+        if (mentions.isEmpty()) {
+            return message.put("markdown", new JsonObject().put("title", preview).put("text", text.strip()))
+                    .toBuffer();
+        }
+        String at = String.join(" ", mentions.stream().map(m -> "@" + m).toList());
+        return message.put("markdown", new JsonObject().put("title", preview)
+                        .put("text", text.strip() + "\n\nOn call: " + at))
+                .put("at", new JsonObject().put("atMobiles", new JsonArray(List.copyOf(mentions)))
+                        .put("isAtAll", false))
                 .toBuffer();
     }
 }

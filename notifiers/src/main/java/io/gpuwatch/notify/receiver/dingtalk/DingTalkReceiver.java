@@ -7,6 +7,7 @@ import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.retry.Outcome;
 import io.gpuwatch.notify.retry.Pause;
+import io.gpuwatch.notify.oncall.OnCall;
 import io.gpuwatch.notify.render.Markup;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -36,11 +37,19 @@ public final class DingTalkReceiver implements Receiver {
     private final String name;
     private final DingTalkConfig config;
     private final ChatDelivery delivery;
+    private final OnCall onCall;
     private final InstantSource clock;
 
     /** A receiver with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
     public DingTalkReceiver(String name, DingTalkConfig config, WebClient client, RandomGenerator random, Pause pause,
-                            InstantSource clock) {
+            InstantSource clock) {
+        this(name, config, client, random, pause, clock, OnCall.NOBODY);
+    }
+
+    /** A receiver whose firing messages mention whoever {@code onCall} names at the time of sending. */
+    public DingTalkReceiver(String name, DingTalkConfig config, WebClient client, RandomGenerator random, Pause pause,
+            InstantSource clock, OnCall onCall) {
+        this.onCall = Objects.requireNonNull(onCall, "onCall");
         this.name = Objects.requireNonNull(name, "name");
         this.config = Objects.requireNonNull(config, "config");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -52,6 +61,13 @@ public final class DingTalkReceiver implements Receiver {
     /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
     public static DingTalkReceiver create(Vertx vertx, WebClient client, String name, DingTalkConfig config) {
         return new DingTalkReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
+    }
+
+    /** A receiver pausing on Vert.x timers whose firing messages mention whoever {@code onCall} names. */
+    public static DingTalkReceiver create(Vertx vertx, WebClient client, String name, DingTalkConfig config,
+                                      OnCall onCall) {
+        return new DingTalkReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system(),
+                onCall);
     }
 
     @Override
@@ -66,7 +82,8 @@ public final class DingTalkReceiver implements Receiver {
         }
         Optional<Buffer> body;
         try {
-            body = DingTalkMessage.build(config.settings().layout().render(batch, Markup.LOOKALIKE));
+            body = DingTalkMessage.build(config.settings().layout().render(batch, Markup.LOOKALIKE),
+                    onCall.addressesFor(batch));
         } catch (RuntimeException e) {
             return Future.failedFuture(new DeliveryFailure(name, 0,
                     "could not render the message: " + e.getClass().getSimpleName(), false));

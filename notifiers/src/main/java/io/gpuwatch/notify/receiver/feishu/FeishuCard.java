@@ -21,18 +21,25 @@ final class FeishuCard {
     private FeishuCard() {
     }
 
-    static Optional<JsonObject> build(Digest digest, boolean firing) {
+    /** The card, ending with a block that mentions each of {@code mentions} (open_ids) when there are any. */
+    static Optional<JsonObject> build(Digest digest, boolean firing, List<String> mentions) {
         String title = digest.plainTitle(TITLE);
-        return digest.fit(kept -> card(title.isEmpty() ? "gpuwatch alerts" : title, firing, kept),
+        return digest.fit(kept -> card(title.isEmpty() ? "gpuwatch alerts" : title, firing, kept, mentions),
                 card -> card.toBuffer().length() <= MAX_BODY_BYTES - SIGNATURE_BYTES);
     }
 
-    private static JsonObject card(String title, boolean firing, List<String> entries) {
+    private static JsonObject card(String title, boolean firing, List<String> entries, List<String> mentions) {
         JsonArray elements = new JsonArray();
         String text = String.join("\n", entries.stream().filter(e -> !e.isBlank()).toList());
         if (!text.isEmpty()) {
             elements.add(new JsonObject().put("tag", "div")
                     .put("text", new JsonObject().put("tag", "lark_md").put("content", text)));
+        }
+        if (!mentions.isEmpty()) {
+            // lark_md's mention tag; a text message would write <at user_id="…"></at> instead
+            elements.add(new JsonObject().put("tag", "div").put("text", new JsonObject().put("tag", "lark_md")
+                    .put("content", "On call: " + String.join(" ", mentions.stream()
+                            .map(id -> "<at id=" + id + "></at>").toList()))));
         }
         return new JsonObject()
                 .put("msg_type", "interactive")

@@ -5,21 +5,32 @@ import io.gpuwatch.notify.render.Limit;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
+import java.util.List;
+
 /**
  * The Block Kit message for a digest: a plain-text header with the title, one mrkdwn section with the entries,
  * and the title again (escaped as mrkdwn) as the notification fallback {@code text}. Both blocks stay within
  * Slack's limits (header 150 characters, section 3,000), far below the ~13k total at which Slack starts refusing
  * blocks.
  */
-final class SlackMessage {
+public final class SlackMessage {
     static final Limit HEADER = Limit.chars(150);
     static final Limit SECTION = Limit.chars(3_000);
     private static final String FALLBACK_TITLE = "gpuwatch alerts";
+    /** The {@code action_id} of the Acknowledge button, which the gateway's Slack route looks for. */
+    public static final String ACK_ACTION = "gpuwatch_ack";
+    static final String ACTIONS_BLOCK = "gpuwatch_actions";
+    /** Slack's limit on a button's value. */
+    static final int VALUE_CHARS = 2_000;
 
     private SlackMessage() {
     }
 
-    static JsonObject build(Digest digest) {
+    /**
+     * The message, with a section mentioning each of {@code mentions} (Slack member ids) when there are any, and
+     * an Acknowledge button for the alerts {@code ackable} (fingerprints) when there are any.
+     */
+    static JsonObject build(Digest digest, List<String> mentions, List<String> ackable) {
         // plain_text shows characters as typed (an entity would appear literally), so the header is measured and
         // sent unescaped; the fallback text is mrkdwn, where a raw <!channel> would notify.
         String header = digest.plainTitle(HEADER);
@@ -33,6 +44,31 @@ final class SlackMessage {
             blocks.add(new JsonObject().put("type", "section")
                     .put("text", new JsonObject().put("type", "mrkdwn").put("text", body)));
         }
+        // a member mentioned in a block's mrkdwn is notified even when their notifications are set to mentions only
+        if (!mentions.isEmpty()) {
+            blocks.add(new JsonObject().put("type", "section").put("text", new JsonObject().put("type", "mrkdwn")
+                    .put("text", "On call: " + String.join(" ", mentions.stream().map(id -> "<@" + id + ">")
+                            .toList()))));
+        }
+        if (!ackable.isEmpty()) {
+            blocks.add(new JsonObject().put("type", "actions").put("block_id", ACTIONS_BLOCK)
+                    .put("elements", new JsonArray().add(new JsonObject().put("type", "button")
+                            .put("action_id", ACK_ACTION).put("style", "primary")
+                            .put("text", new JsonObject().put("type", "plain_text").put("text", "Acknowledge"))
+                            .put("value", value(ackable)))));
+        }
         return new JsonObject().put("text", title).put("blocks", blocks);
+    }
+
+    /** The fingerprints, comma-separated, as many whole ones as fit a button's value; the rest need the API. */
+    private static String value(List<String> fingerprints) {
+        StringBuilder out = new StringBuilder();
+        for (String f : fingerprints) {
+            if (out.length() + f.length() + 1 > VALUE_CHARS) {
+                break;
+            }
+            out.append(out.isEmpty() ? "" : ",").append(f);
+        }
+        return out.toString();
     }
 }

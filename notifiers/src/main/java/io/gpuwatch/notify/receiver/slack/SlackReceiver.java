@@ -5,6 +5,7 @@ import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.Reply;
+import io.gpuwatch.notify.oncall.OnCall;
 import io.gpuwatch.notify.render.Markup;
 import io.gpuwatch.notify.retry.Pause;
 import io.vertx.core.Future;
@@ -29,10 +30,29 @@ public final class SlackReceiver implements Receiver {
     private final String name;
     private final SlackConfig config;
     private final ChatDelivery delivery;
+    private final OnCall onCall;
+    private final boolean buttons;
 
     /** A receiver with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
     public SlackReceiver(String name, SlackConfig config, WebClient client, RandomGenerator random, Pause pause,
-                         InstantSource clock) {
+            InstantSource clock) {
+        this(name, config, client, random, pause, clock, OnCall.NOBODY);
+    }
+
+    /** A receiver whose firing messages mention whoever {@code onCall} names at the time of sending. */
+    public SlackReceiver(String name, SlackConfig config, WebClient client, RandomGenerator random, Pause pause,
+            InstantSource clock, OnCall onCall) {
+        this(name, config, client, random, pause, clock, onCall, false);
+    }
+
+    /**
+     * A receiver whose firing messages mention whoever {@code onCall} names and, with {@code buttons}, carry an
+     * Acknowledge button, whose clicks Slack posts to the gateway signed with the app's signing secret.
+     */
+    public SlackReceiver(String name, SlackConfig config, WebClient client, RandomGenerator random, Pause pause,
+            InstantSource clock, OnCall onCall, boolean buttons) {
+        this.onCall = Objects.requireNonNull(onCall, "onCall");
+        this.buttons = buttons;
         this.name = Objects.requireNonNull(name, "name");
         this.config = Objects.requireNonNull(config, "config");
         this.delivery = new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), client, random,
@@ -42,6 +62,19 @@ public final class SlackReceiver implements Receiver {
     /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
     public static SlackReceiver create(Vertx vertx, WebClient client, String name, SlackConfig config) {
         return new SlackReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
+    }
+
+    /** A receiver pausing on Vert.x timers whose firing messages mention whoever {@code onCall} names. */
+    public static SlackReceiver create(Vertx vertx, WebClient client, String name, SlackConfig config,
+                                      OnCall onCall) {
+        return create(vertx, client, name, config, onCall, false);
+    }
+
+    /** As {@link #create(Vertx, WebClient, String, SlackConfig, OnCall)}, with an Acknowledge button if asked. */
+    public static SlackReceiver create(Vertx vertx, WebClient client, String name, SlackConfig config,
+                                      OnCall onCall, boolean buttons) {
+        return new SlackReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system(),
+                onCall, buttons);
     }
 
     @Override
@@ -56,7 +89,10 @@ public final class SlackReceiver implements Receiver {
         }
         Buffer body;
         try {
-            body = SlackMessage.build(config.settings().layout().render(batch, Markup.SLACK_MRKDWN)).toBuffer();
+            List<String> firing = buttons ? batch.stream().filter(n -> n.status() == Notification.Status.FIRING)
+                    .map(Notification::fingerprint).toList() : List.of();
+            body = SlackMessage.build(config.settings().layout().render(batch, Markup.SLACK_MRKDWN),
+                    onCall.addressesFor(batch), firing).toBuffer();
         } catch (RuntimeException e) {
             return Future.failedFuture(new DeliveryFailure(name, 0,
                     "could not render the message: " + e.getClass().getSimpleName(), false));

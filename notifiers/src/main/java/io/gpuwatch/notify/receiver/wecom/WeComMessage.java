@@ -19,13 +19,17 @@ final class WeComMessage {
     private WeComMessage() {
     }
 
-    static JsonObject build(Digest digest) {
+    /** The message, ending with a line that mentions each of {@code mentions} (userids) when there are any. */
+    static JsonObject build(Digest digest, List<String> mentions) {
         String title = digest.title(TITLE);
         String head = "**" + (title.isEmpty() ? "gpuwatch alerts" : title) + "**";
+        // the mention line is kept whole: the entries are cut to leave room for it
+        String tail = mentions.isEmpty() ? ""
+                : "\nOn call: " + String.join(" ", mentions.stream().map(id -> "<@" + id + ">").toList());
         List<Text> entries = digest.entries().stream().filter(e -> !e.isBlank()).toList();
-        String content = entries.isEmpty() ? head
+        String content = (entries.isEmpty() ? head
                 : head + "\n" + Truncation.join(entries, digest.markup(), "\n",
-                        CONTENT.less(CONTENT.size(head + "\n")));
+                        CONTENT.less(CONTENT.size(head + "\n" + tail)))) + tail;
         return new JsonObject()
                 .put("msgtype", "markdown")
                 .put("markdown", new JsonObject().put("content", content));

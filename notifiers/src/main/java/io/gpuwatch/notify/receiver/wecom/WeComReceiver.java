@@ -7,6 +7,7 @@ import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.retry.Outcome;
 import io.gpuwatch.notify.retry.Pause;
+import io.gpuwatch.notify.oncall.OnCall;
 import io.gpuwatch.notify.render.Markup;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -33,10 +34,18 @@ public final class WeComReceiver implements Receiver {
     private final String name;
     private final WeComConfig config;
     private final ChatDelivery delivery;
+    private final OnCall onCall;
 
     /** A receiver with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
     public WeComReceiver(String name, WeComConfig config, WebClient client, RandomGenerator random, Pause pause,
-                         InstantSource clock) {
+            InstantSource clock) {
+        this(name, config, client, random, pause, clock, OnCall.NOBODY);
+    }
+
+    /** A receiver whose firing messages mention whoever {@code onCall} names at the time of sending. */
+    public WeComReceiver(String name, WeComConfig config, WebClient client, RandomGenerator random, Pause pause,
+            InstantSource clock, OnCall onCall) {
+        this.onCall = Objects.requireNonNull(onCall, "onCall");
         this.name = Objects.requireNonNull(name, "name");
         this.config = Objects.requireNonNull(config, "config");
         this.delivery = new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), client, random,
@@ -46,6 +55,13 @@ public final class WeComReceiver implements Receiver {
     /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
     public static WeComReceiver create(Vertx vertx, WebClient client, String name, WeComConfig config) {
         return new WeComReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
+    }
+
+    /** A receiver pausing on Vert.x timers whose firing messages mention whoever {@code onCall} names. */
+    public static WeComReceiver create(Vertx vertx, WebClient client, String name, WeComConfig config,
+                                      OnCall onCall) {
+        return new WeComReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system(),
+                onCall);
     }
 
     @Override
@@ -60,7 +76,8 @@ public final class WeComReceiver implements Receiver {
         }
         Buffer body;
         try {
-            body = WeComMessage.build(config.settings().layout().render(batch, Markup.LOOKALIKE)).toBuffer();
+            body = WeComMessage.build(config.settings().layout().render(batch, Markup.LOOKALIKE),
+                    onCall.addressesFor(batch)).toBuffer();
         } catch (RuntimeException e) {
             return Future.failedFuture(new DeliveryFailure(name, 0,
                     "could not render the message: " + e.getClass().getSimpleName(), false));

@@ -1,0 +1,92 @@
+package io.gpuwatch.cli.alerting;
+
+import io.gpuwatch.gateway.schedule.Layer;
+import io.gpuwatch.gateway.schedule.Roster;
+import io.gpuwatch.gateway.schedule.Schedule;
+import io.gpuwatch.notify.oncall.OnCall;
+import io.gpuwatch.rules.YamlMapping;
+
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The people a chat receiver mentions: for each schedule layer its {@code mention:} names, whoever is on call
+ * there at the moment of sending, by their contact on the receiver's channel (someone without one is not
+ * mentioned there).
+ */
+public final class OnCallMentions implements OnCall {
+    private record Target(Schedule schedule, Layer layer) {
+    }
+
+    private final Roster roster;
+    private final List<Target> targets;
+    private final String channel;
+    private final InstantSource clock;
+
+    private OnCallMentions(Roster roster, List<Target> targets, String channel, InstantSource clock) {
+        this.roster = roster;
+        this.targets = List.copyOf(targets);
+        this.channel = channel;
+        this.clock = clock;
+    }
+
+    /**
+     * The mentions of {@code refs} on {@code channel}, read from {@code roster} at {@code clock}'s time of each
+     * send; {@link OnCall#NOBODY} without refs.
+     *
+     * @throws IllegalArgumentException naming the place of a ref whose schedule or layer the roster lacks
+     */
+    public static OnCall of(Roster roster, List<MentionRef> refs, String channel, InstantSource clock) {
+        if (refs.isEmpty()) {
+            return NOBODY;
+        }
+        List<String> problems = problems(roster, refs);
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("\n", problems));
+        }
+        List<Target> targets = new ArrayList<>();
+        for (MentionRef ref : refs) {
+            Schedule s = roster.schedule(ref.schedule()).orElseThrow();
+            targets.add(new Target(s, ref.layer() == null ? s.layers().get(0) : s.layer(ref.layer()).orElseThrow()));
+        }
+        return new OnCallMentions(roster, targets, channel, clock);
+    }
+
+    /** Every ref whose schedule or layer {@code roster} lacks, as a {@code file:line:col: error: …} line. */
+    public static List<String> problems(Roster roster, List<MentionRef> refs) {
+        List<String> out = new ArrayList<>();
+        for (MentionRef ref : refs) {
+            Optional<Schedule> s = roster.schedule(ref.schedule());
+            if (roster.schedules().isEmpty()) {
+                out.add(ref.place() + ": error: `mention: " + ref + "` needs the on-call file that defines it "
+                        + "(--oncall FILE)");
+            } else if (s.isEmpty()) {
+                out.add(ref.place() + ": error: no schedule `" + ref.schedule() + "` in the on-call file"
+                        + YamlMapping.suggestion(ref.schedule(), roster.schedules().keySet()));
+            } else if (s.get().layers().isEmpty()) {
+                out.add(ref.place() + ": error: schedule `" + ref.schedule() + "` has no layers to mention");
+            } else if (ref.layer() != null && s.get().layer(ref.layer()).isEmpty()) {
+                List<String> layers = s.get().layers().stream().map(Layer::name).toList();
+                out.add(ref.place() + ": error: schedule `" + ref.schedule() + "` has no layer `" + ref.layer()
+                        + "`" + YamlMapping.suggestion(ref.layer(), layers) + " (" + String.join(", ", layers) + ")");
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public List<String> addresses() {
+        Instant now = clock.instant();
+        Set<String> out = new LinkedHashSet<>();
+        for (Target t : targets) {
+            t.schedule().onCall(t.layer(), now).flatMap(roster::person).flatMap(p -> p.contact(channel))
+                    .ifPresent(out::add);
+        }
+        return List.copyOf(out);
+    }
+}

@@ -1,0 +1,191 @@
+package io.gpuwatch.gateway.http;
+
+import io.gpuwatch.gateway.ack.PagerHook;
+import io.gpuwatch.gateway.ledger.Alert;
+import io.gpuwatch.gateway.store.Acknowledgement;
+import io.gpuwatch.gateway.store.AuditEntry;
+import io.gpuwatch.notify.receiver.slack.SlackMessage;
+import io.vertx.core.Future;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Clicks on the Acknowledge button of a Slack message, which Slack posts to
+ * {@code POST /api/v1/receivers/{receiver}/slack-webhook} for a Slack receiver given its app's signing secret as
+ * {@code webhookSecret}. Each request must carry Slack's v0 signature (HMAC-SHA256 of {@code v0:timestamp:body})
+ * checked in constant time, a timestamp within five minutes of the gateway's clock, and a signature not seen
+ * before: a replayed request is refused. The acknowledgement is kept, audited with the Slack user who clicked,
+ * shared with the cluster and told to the pagers the alert is routed to, as one given over the API is.
+ */
+final class ChatActions {
+    static final String TIMESTAMP_HEADER = "X-Slack-Request-Timestamp";
+    static final String SIGNATURE_HEADER = "X-Slack-Signature";
+    /** Slack's own advice for how old a request may be. */
+    static final Duration WINDOW = Duration.ofMinutes(5);
+    /** Interaction payloads are a few kilobytes. */
+    private static final int BODY_LIMIT = 256 * 1024;
+
+    private final ApiHost gateway;
+    private final AckRecorder acks;
+    /** Signatures seen within the window, oldest first, so a replay inside it is refused; owned by the event loop. */
+    private final Map<String, Instant> seen = new LinkedHashMap<>();
+
+    ChatActions(ApiHost gateway, AckRecorder acks) {
+        this.gateway = gateway;
+        this.acks = acks;
+    }
+
+    void mount(Router router) {
+        router.post("/api/v1/receivers/:receiver/" + PagerHook.Service.SLACK.path())
+                .handler(BodyHandler.create().setBodyLimit(BODY_LIMIT))
+                .handler(ctx -> PagerWebhooks.hooked(gateway, ctx, PagerHook.Service.SLACK))
+                .handler(this::slack);
+    }
+
+    private void slack(RoutingContext ctx) {
+        PagerHook hook = ctx.get(PagerWebhooks.HOOK);
+        byte[] raw = PagerWebhooks.raw(ctx);
+        Instant now = gateway.clock().instant();
+        String ts = ctx.request().getHeader(TIMESTAMP_HEADER);
+        Long seconds = ts != null && ts.strip().matches("\\d{1,12}") ? Long.parseLong(ts.strip()) : null;
+        if (seconds == null || Duration.between(Instant.ofEpochSecond(seconds), now).abs().compareTo(WINDOW) > 0) {
+            Replies.json(ctx, 401, new JsonObject().put("error", TIMESTAMP_HEADER + " is missing or more than "
+                    + WINDOW.toMinutes() + " minutes from the gateway's clock"));
+            return;
+        }
+        String signature = ctx.request().getHeader(SIGNATURE_HEADER);
+        if (!signed(signature, ts.strip(), raw, hook.secret().reveal())) {
+            Replies.json(ctx, 401, new JsonObject().put("error", SIGNATURE_HEADER + " is missing or is not the v0 "
+                    + "signature of the request under the receiver's webhookSecret (the Slack app's signing secret)"));
+            return;
+        }
+        forgetBefore(now.minus(WINDOW));
+        if (seen.putIfAbsent(signature.strip(), now) != null) {
+            Replies.json(ctx, 409, new JsonObject().put("error", "this request was already taken; a replay is "
+                    + "refused"));
+            return;
+        }
+        JsonObject payload = payload(ctx, raw);
+        if (payload == null) {
+            return;
+        }
+        if (!"block_actions".equals(payload.getValue("type"))) {
+            PagerWebhooks.ignored(ctx, "interaction type " + payload.getValue("type") + " is not a button click");
+            return;
+        }
+        if (!(payload.getValue("user") instanceof JsonObject user) || !(user.getValue("id") instanceof String id)
+                || id.isBlank()) {
+            Replies.badRequest(ctx, "payload.user.id", "a click needs the Slack user who made it");
+            return;
+        }
+        String name = user.getValue("username") instanceof String u && !u.isBlank() ? u.strip()
+                : user.getValue("name") instanceof String n && !n.isBlank() ? n.strip() : id;
+        Optional<JsonObject> ack = actions(payload).stream()
+                .filter(a -> SlackMessage.ACK_ACTION.equals(a.getValue("action_id"))).findFirst();
+        if (ack.isEmpty() || !(ack.get().getValue("value") instanceof String value)) {
+            PagerWebhooks.ignored(ctx, "no gpuwatch Acknowledge action in the click");
+            return;
+        }
+        String by = name + " (Slack " + id + ")";
+        String remote = ctx.request().remoteAddress() == null ? "" : ctx.request().remoteAddress().hostAddress();
+        JsonArray recorded = new JsonArray();
+        JsonArray skipped = new JsonArray();
+        Future<Void> chain = Future.succeededFuture();
+        for (String fingerprint : value.split(",")) {
+            String fp = fingerprint.strip();
+            chain = chain.compose(v -> acknowledge(fp, by, hook, now, remote, recorded, skipped));
+        }
+        chain.onSuccess(v -> Replies.json(ctx, 200, new JsonObject().put("by", by).put("recorded", recorded)
+                        .put("skipped", skipped)))
+                .onFailure(e -> Replies.unstored(ctx, "the acknowledgement", e));
+    }
+
+    /** Acknowledges the live alert {@code fp} unless it is gone or already acknowledged in its episode. */
+    private Future<Void> acknowledge(String fp, String by, PagerHook hook, Instant now, String remote,
+                                     JsonArray recorded, JsonArray skipped) {
+        Optional<Alert> live = gateway.ledger().live().stream().filter(a -> a.fingerprint().equals(fp)).findFirst();
+        if (live.isEmpty()) {
+            skipped.add(new JsonObject().put("fingerprint", fp).put("reason", "not a live alert"));
+            return Future.succeededFuture();
+        }
+        Alert a = live.get();
+        if (gateway.acknowledgements().of(a.fingerprint(), a.activeSince()).isPresent()) {
+            skipped.add(new JsonObject().put("fingerprint", fp).put("reason", "already acknowledged"));
+            return Future.succeededFuture();
+        }
+        Acknowledgement ack = new Acknowledgement(fp, by, now, "acknowledged in Slack", "slack");
+        return acks.record(ack, new AuditEntry(0, now, "slack:" + hook.receiver(), "alert.ack", fp, "by " + by,
+                        remote))
+                .onSuccess(v -> gateway.cluster().ifPresent(c -> c.share(ack)))
+                .onSuccess(v -> acks.tellPagers(a, false))
+                .onSuccess(v -> recorded.add(fp));
+    }
+
+    /**
+     * True when {@code header} is {@code v0=} and the hex HMAC-SHA256, under {@code secret}, of
+     * {@code v0:timestamp:body}; compared in constant time.
+     */
+    static boolean signed(String header, String timestamp, byte[] body, String secret) {
+        if (header == null) {
+            return false;
+        }
+        byte[] base = ("v0:" + timestamp + ":").getBytes(StandardCharsets.UTF_8);
+        byte[] signed = new byte[base.length + body.length];
+        System.arraycopy(base, 0, signed, 0, base.length);
+        System.arraycopy(body, 0, signed, base.length, body.length);
+        byte[] expected = ("v0=" + HexFormat.of().formatHex(PagerWebhooks.hmac(secret, signed)))
+                .getBytes(StandardCharsets.US_ASCII);
+        return MessageDigest.isEqual(expected, header.strip().getBytes(StandardCharsets.US_ASCII));
+    }
+
+    private void forgetBefore(Instant cutoff) {
+        for (Iterator<Instant> it = seen.values().iterator(); it.hasNext(); ) {
+            if (it.next().isBefore(cutoff)) {
+                it.remove();
+            } else {
+                break;
+            }
+        }
+    }
+
+    /** The {@code payload} form field as JSON, or null after answering 400. */
+    private static JsonObject payload(RoutingContext ctx, byte[] raw) {
+        String form = new String(raw, StandardCharsets.UTF_8);
+        for (String pair : form.split("&")) {
+            if (pair.startsWith("payload=")) {
+                try {
+                    return new JsonObject(URLDecoder.decode(pair.substring("payload=".length()),
+                            StandardCharsets.UTF_8));
+                } catch (DecodeException | IllegalArgumentException e) {
+                    Replies.badRequest(ctx, "payload", "not a JSON object: " + e.getMessage());
+                    return null;
+                }
+            }
+        }
+        Replies.badRequest(ctx, "payload", "Slack posts interactions as a form with a payload field");
+        return null;
+    }
+
+    private static List<JsonObject> actions(JsonObject payload) {
+        if (!(payload.getValue("actions") instanceof JsonArray list)) {
+            return List.of();
+        }
+        return list.stream().filter(JsonObject.class::isInstance).map(JsonObject.class::cast).toList();
+    }
+}

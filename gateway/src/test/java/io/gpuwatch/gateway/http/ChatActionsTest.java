@@ -1,0 +1,204 @@
+package io.gpuwatch.gateway.http;
+
+import io.gpuwatch.gateway.Gateway;
+import io.gpuwatch.gateway.GatewayConfig;
+import io.gpuwatch.gateway.ack.PagerHook;
+import io.gpuwatch.gateway.delivery.RecordingReceiver;
+import io.gpuwatch.gateway.ingest.IngestConfig;
+import io.gpuwatch.gateway.ledger.Alert;
+import io.gpuwatch.gateway.ledger.PersistentLedger;
+import io.gpuwatch.gateway.reload.RuleFiles;
+import io.gpuwatch.gateway.route.RoutingConfig;
+import io.gpuwatch.gateway.route.RoutingLoad;
+import io.gpuwatch.gateway.store.Acknowledgement;
+import io.gpuwatch.notify.secret.Secret;
+import io.gpuwatch.rules.RuleLoad;
+import io.gpuwatch.rules.RuleSet;
+import io.gpuwatch.rules.eval.AlertState;
+import io.gpuwatch.rules.eval.Transition;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Acknowledge clicks from Slack: Slack's documented signature example verifies, and a click recorded in the
+ * shape Slack posts it (test resource slack/block_actions.json) acknowledges the alerts of its button when signed
+ * with the receiver's signing secret, is audited with the Slack user, and is refused when unsigned, wrongly
+ * signed, stale, or replayed.
+ */
+@ExtendWith(VertxExtension.class)
+class ChatActionsTest {
+    private static final long T0 = 1_764_700_000_000L;
+    private static final String SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
+    private static final String PATH = "/api/v1/receivers/chat/slack-webhook";
+
+    @TempDir
+    Path dir;
+
+    private final AtomicLong now = new AtomicLong(T0);
+
+    private static <T> T await(Future<T> f) throws Exception {
+        return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void slacksOwnDocumentedExampleVerifies() {
+        // api.slack.com/authentication/verifying-requests-from-slack: its secret, timestamp, body and signature
+        String body = "token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V"
+                + "&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text="
+                + "&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F"
+                + "96rGlfmibIGlgcZRskXaIFfN&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c";
+        String signature = "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503";
+        byte[] raw = body.getBytes(StandardCharsets.UTF_8);
+        assertTrue(ChatActions.signed(signature, "1531420618", raw, SECRET));
+        assertFalse(ChatActions.signed(signature, "1531420619", raw, SECRET), "another timestamp");
+        assertFalse(ChatActions.signed(signature, "1531420618", raw, SECRET + "x"), "another secret");
+        assertFalse(ChatActions.signed(signature.replace("v0=a2", "v0=b2"), "1531420618", raw, SECRET));
+        assertFalse(ChatActions.signed(null, "1531420618", raw, SECRET));
+    }
+
+    private Gateway start(Vertx vertx) throws Exception {
+        RuleLoad load = RuleSet.parse("hooks.yml", """
+                group: hooks
+                layer: device
+                scope: card
+                rules:
+                  - name: too-hot
+                    severity: page
+                    when: tempC > 85
+                    summary: "hot"
+                """);
+        assertTrue(load.ok(), load.diagnostics().toString());
+        RuleSet rules = load.ruleSet();
+        RoutingLoad r = RoutingConfig.parse("routes.yml", """
+                route:
+                  receiver: chat
+                  group_wait: 1h
+                """, null);
+        assertTrue(r.ok(), r.diagnostics().toString());
+        Gateway g = new Gateway(new GatewayConfig("127.0.0.1", 0, IngestConfig.DEFAULTS, 3_600_000,
+                "http://localhost").withDataDir(dir), rules, RuleFiles.none(), () -> null,
+                List.of(new RecordingReceiver("chat"), new RecordingReceiver("quiet")), r.config(),
+                () -> Instant.ofEpochMilli(now.get()))
+                .pagerHooks(List.of(new PagerHook("chat", PagerHook.Service.SLACK, Secret.of(SECRET, "test"))));
+        await(vertx.deployVerticle(g));
+        for (String uuid : List.of("GPU-1", "GPU-2")) {
+            Transition fires = new Transition(rules.rules().get(0), Map.of("alertname", "too-hot",
+                    "severity", "page", "node", "gpu-7", "uuid", uuid), AlertState.PENDING, AlertState.FIRING,
+                    T0, T0, "hot", "");
+            await(g.onEventLoop(() -> {
+                g.ledger().apply(fires, g.dispatcher()::dispatch);
+                return null;
+            }));
+        }
+        if (g.ledger() instanceof PersistentLedger kept) {
+            await(kept.settled());
+        }
+        return g;
+    }
+
+    /** The recorded click with {@code fingerprints} as its button's value, form-encoded as Slack posts it. */
+    private static String click(List<String> fingerprints) throws Exception {
+        String json = Files.readString(Path.of("src/test/resources/slack/block_actions.json"))
+                .replace("FINGERPRINTS", String.join(",", fingerprints));
+        return "payload=" + URLEncoder.encode(new JsonObject(json).encode(), StandardCharsets.UTF_8);
+    }
+
+    private static String sign(String secret, String timestamp, String body) throws Exception {
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+        return "v0=" + HexFormat.of().formatHex(mac.doFinal(("v0:" + timestamp + ":" + body)
+                .getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static HttpResponse<Buffer> post(WebClient web, Gateway g, String path, String timestamp,
+                                             String signature, String body) throws Exception {
+        var req = web.post(g.port(), "127.0.0.1", path)
+                .putHeader("Content-Type", "application/x-www-form-urlencoded");
+        if (timestamp != null) {
+            req.putHeader(ChatActions.TIMESTAMP_HEADER, timestamp);
+        }
+        if (signature != null) {
+            req.putHeader(ChatActions.SIGNATURE_HEADER, signature);
+        }
+        return await(req.sendBuffer(Buffer.buffer(body)));
+    }
+
+    @Test
+    void aSignedClickAcknowledgesTheAlertsOfItsButtonAsTheSlackUser(Vertx vertx) throws Exception {
+        Gateway g = start(vertx);
+        WebClient web = WebClient.create(vertx);
+        List<String> live = g.ledger().live().stream().map(Alert::fingerprint).sorted().toList();
+        assertEquals(2, live.size());
+        now.addAndGet(60_000);
+        String ts = String.valueOf(now.get() / 1000 - 20);
+        String body = click(List.of(live.get(0), "0000000000000000"));
+
+        assertEquals(401, post(web, g, PATH, ts, null, body).statusCode(), "unsigned");
+        assertEquals(401, post(web, g, PATH, ts, sign("another-secret", ts, body), body).statusCode(),
+                "signed with another secret");
+        assertEquals(401, post(web, g, PATH, ts, sign(SECRET, ts, body + "&x=1"), body).statusCode(),
+                "the body was changed after signing");
+        String stale = String.valueOf(now.get() / 1000 - 301);
+        assertEquals(401, post(web, g, PATH, stale, sign(SECRET, stale, body), body).statusCode(),
+                "older than five minutes");
+        assertEquals(401, post(web, g, PATH, null, sign(SECRET, ts, body), body).statusCode(), "no timestamp");
+        assertEquals(404, post(web, g, "/api/v1/receivers/quiet/slack-webhook", ts, sign(SECRET, ts, body), body)
+                .statusCode(), "a receiver without webhookSecret takes no clicks");
+        assertTrue(g.acknowledgements().all().isEmpty(), "nothing refused was kept");
+
+        HttpResponse<Buffer> ok = post(web, g, PATH, ts, sign(SECRET, ts, body), body);
+        assertEquals(200, ok.statusCode(), ok.bodyAsString());
+        JsonObject answer = ok.bodyAsJsonObject();
+        assertEquals("ana.souza (Slack U0ANA0001)", answer.getString("by"));
+        assertEquals(new JsonArray().add(live.get(0)), answer.getJsonArray("recorded"));
+        assertEquals("not a live alert", answer.getJsonArray("skipped").getJsonObject(0).getString("reason"));
+        Acknowledgement ack = g.acknowledgements().of(live.get(0)).orElseThrow();
+        assertEquals("ana.souza (Slack U0ANA0001)", ack.by());
+        assertEquals("slack", ack.source());
+        assertTrue(g.acknowledgements().of(live.get(1)).isEmpty(), "only the alerts of the button");
+
+        assertEquals(409, post(web, g, PATH, ts, sign(SECRET, ts, body), body).statusCode(),
+                "the same request again is a replay");
+
+        JsonArray audit = await(web.get(g.port(), "127.0.0.1", "/api/v1/audit").send()).bodyAsJsonObject()
+                .getJsonArray("entries");
+        JsonObject entry = audit.stream().map(JsonObject.class::cast)
+                .filter(e -> e.getString("action").equals("alert.ack")).findFirst().orElseThrow();
+        assertEquals("slack:chat", entry.getString("who"));
+        assertEquals(live.get(0), entry.getString("target"));
+        assertEquals("by ana.souza (Slack U0ANA0001)", entry.getString("detail"));
+
+        // a later click on the same button is a new request (new timestamp and signature) and changes nothing
+        now.addAndGet(5_000);
+        String later = String.valueOf(now.get() / 1000);
+        JsonObject again = post(web, g, PATH, later, sign(SECRET, later, body), body).bodyAsJsonObject();
+        assertEquals(0, again.getJsonArray("recorded").size());
+        assertEquals("already acknowledged", again.getJsonArray("skipped").getJsonObject(0).getString("reason"));
+    }
+}
