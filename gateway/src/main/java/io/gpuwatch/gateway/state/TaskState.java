@@ -40,6 +40,8 @@ public final class TaskState implements ScopeView {
     private String owner;
     private String queue;
     private long lastHeardAt;
+    /** The latest app frame's values by metric ordinal (NaN where absent), for the console. */
+    private final double[] appLatest = nanArray(Metric.count());
     private long now;
     /** Peer groups by series, window and whether they group nodes, with the instant each was computed at. */
     private final Map<PeerKey, Peers> peers = new HashMap<>();
@@ -77,6 +79,27 @@ public final class TaskState implements ScopeView {
         return "task/" + name;
     }
 
+    /** Who owns the task, as its latest listing or process said; null when unknown. */
+    public String owner() {
+        return owner;
+    }
+
+    /** The scheduler queue that last listed the task; null when none did. */
+    public String queue() {
+        return queue;
+    }
+
+    /** The latest application reading of {@code m}; NaN before any, or for a metric that is not an app one. */
+    public double appLatest(Metric m) {
+        return appLatest[m.ordinal()];
+    }
+
+    private static double[] nanArray(int n) {
+        double[] a = new double[n];
+        java.util.Arrays.fill(a, Double.NaN);
+        return a;
+    }
+
     /** The cards that belong to the task now. */
     public List<CardState> cards() {
         return Collections.unmodifiableList(members);
@@ -109,6 +132,9 @@ public final class TaskState implements ScopeView {
     /** Application readings of the task at {@code ts}, and what is derived from them at that instant. */
     void app(long ts, MetricValues values, String business) {
         heard(ts, null, business);
+        for (int i = 0; i < appLatest.length; i++) {
+            appLatest[i] = Metric.of(i).source() == Metric.Source.APP ? values.get(i) : Double.NaN;
+        }
         app.append(ts, values, this, derived);
     }
 
