@@ -118,7 +118,17 @@ async function tryAsPage(page, method, url, body) {
     check(/#\/card\/gpu-/.test(page.url()), 'a click on a card opens its charts');
     await shot(page, '09-card-charts');
 
-    // 7. the viewer: no buttons to change anything, and the server refuses what a button would send
+    // 7. a rule preview: the XID rule, edited, over the demo's data so far
+    await page.click('header nav a[data-view=rules]');
+    await page.waitForSelector('#preview-from');
+    await page.selectOption('#preview-from', 'xid-fallen-off-bus');
+    check((await page.inputValue('#preview-text')).includes('name: xid-fallen-off-bus-edited'), 'the preview starts from the rule');
+    await page.click('#preview-run');
+    await page.waitForFunction(() => /would have fired/.test(document.querySelector('#preview-out').textContent));
+    check(/: [1-9]\d* alerts? would have fired/.test(await page.textContent('#preview-out')), 'the preview finds the XID alert');
+    await shot(page, '10-rule-preview');
+
+    // 8. the viewer: no buttons to change anything, and the server refuses what a button would send
     await page.click('#logout');
     await page.waitForSelector('#login-form', { state: 'visible' });
     await login(page, process.env.VIEWER_TOKEN);
@@ -137,9 +147,9 @@ async function tryAsPage(page, method, url, body) {
     await page.click('header nav a[data-view=silences]');
     await page.waitForSelector('table tr[data-id]');
     check(await page.locator('#new-silence, button[data-act=expire]').count() === 0, 'a viewer sees no silence buttons');
-    await shot(page, '10-viewer-refused');
+    await shot(page, '11-viewer-refused');
 
-    // 8. without the CSRF token a change made with the session cookie is refused
+    // 9. without the CSRF token a change made with the session cookie is refused
     await page.click('#logout');
     await login(page, process.env.OPERATOR_TOKEN);
     const noCsrf = await page.evaluate(async fp => (await fetch('/api/v1/alerts/' + fp + '/ack', { method: 'DELETE' })).status, fp);

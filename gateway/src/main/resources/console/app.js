@@ -576,6 +576,7 @@ async function renderRules() {
   r.rules.forEach(x => { if (!byGroup.has(x.group)) byGroup.set(x.group, []); byGroup.get(x.group).push(x); });
   const reload = r.reload;
   main.innerHTML = `<h2>Rules</h2>
+    ${may('change') ? previewPanel(r.rules) : ''}
     ${reload ? `<p>Last reload ${when(reload.at)} (${esc(reload.trigger)}): ${reload.ok ? 'ok' : '<span class="error">refused, old rules kept</span>'}</p>
       ${reload.diagnostics.length ? `<pre class="md">${esc(reload.diagnostics.map(d => d.text).join('\n'))}</pre>` : ''}` : '<p class="muted">A fixed rule set (no rule files to reload).</p>'}
     ${[...byGroup].map(([g, list]) => `<section class="group"><h3>${esc(g || '(no group)')}</h3><table>
@@ -583,6 +584,52 @@ async function renderRules() {
       ${list.map(x => `<tr><td><strong>${esc(x.name)}</strong>${x.disabled ? `<div class="error">disabled: ${esc(x.disabledReason)}</div>` : ''}<div class="mono muted">${esc(x.when)}</div></td>
         <td>${esc(x.layer)}</td><td>${esc(x.scope)}</td><td><span class="sev ${esc(x.severity)}">${esc(x.severity)}</span></td>
         <td>${x.pending ?? 0}</td><td>${x.firing ?? 0}</td><td class="mono">${esc(x.location)}</td></tr>`).join('')}</table></section>`).join('')}`;
+  if (may('change')) wirePreview(r.rules);
+}
+
+/** A rule file to start a preview from: the chosen rule's fields as the rules API gives them. */
+function template(rule) {
+  const when = rule ? rule.when : "avg(gpuUtil, 2m) > 90";
+  return `group: preview\nlayer: ${rule ? rule.layer : 'device'}\nscope: ${rule ? rule.scope : 'card'}\nrules:\n`
+    + `  - name: ${rule ? rule.name + '-edited' : 'my-rule'}\n    severity: ${rule ? rule.severity : 'ticket'}\n`
+    + `    when: >-\n      ${when.replace(/\n/g, '\n      ')}\n`
+    + (rule && rule.forSeconds ? `    for: ${rule.forSeconds}s\n` : rule ? '' : '    for: 1m\n')
+    + (rule && rule.keepFiringForSeconds ? `    keep_firing_for: ${rule.keepFiringForSeconds}s\n` : '');
+}
+
+function previewPanel(rules) {
+  return `<section class="panel" id="preview"><h3>Rule preview</h3>
+    <p class="muted">Paste or edit a rule file and see what it would have fired over the gateway's last hour of data. Nothing is saved or sent.</p>
+    <label>start from <select id="preview-from"><option value="">a blank rule</option>
+      ${rules.map(x => `<option>${esc(x.name)}</option>`).join('')}</select></label>
+    <textarea id="preview-text" class="mono" rows="12" spellcheck="false"></textarea>
+    <div><button type="button" class="primary" id="preview-run">Preview over the last hour</button></div>
+    <div id="preview-out"></div></section>`;
+}
+
+function wirePreview(rules) {
+  const text = main.querySelector('#preview-text');
+  text.value = template(null);
+  main.querySelector('#preview-from').addEventListener('change', e => {
+    text.value = template(rules.find(x => x.name === e.target.value) || null);
+  });
+  main.querySelector('#preview-run').addEventListener('click', async () => {
+    const out = main.querySelector('#preview-out');
+    out.innerHTML = '<p class="muted">replaying…</p>';
+    const res = await fetch('/api/v1/rules/preview', { method: 'POST', credentials: 'same-origin',
+      headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': state.me.csrf || '' },
+      body: JSON.stringify({ rules: text.value }) });
+    const p = await res.json().catch(() => ({ error: res.statusText }));
+    if (!res.ok) {
+      out.innerHTML = `<p class="error">${esc(p.error)}</p>${p.diagnostics ? `<pre class="md">${esc(p.diagnostics.map(d => d.text).join('\n'))}</pre>` : ''}`;
+      return;
+    }
+    out.innerHTML = `<p>${p.frames} frames from ${when(p.from)} to ${when(p.to)}: <strong>${p.alerts.length}</strong> alert${p.alerts.length === 1 ? '' : 's'} would have fired.</p>
+      ${p.alerts.length ? `<table><tr><th>rule</th><th>severity</th><th>where</th><th>from</th><th>to</th><th>summary</th></tr>
+      ${p.alerts.map(a => `<tr><td>${esc(a.rule)}</td><td><span class="sev ${esc(a.severity)}">${esc(a.severity)}</span></td><td>${where(a.labels)}</td>
+        <td>${when(a.from)}</td><td>${a.stillFiring ? 'still firing' : when(a.to)}</td><td>${esc(a.summary)}</td></tr>`).join('')}</table>` : ''}
+      ${p.runtimeErrors.length ? `<pre class="md">${esc(p.runtimeErrors.map(d => d.text).join('\n'))}</pre>` : ''}`;
+  });
 }
 
 async function renderSilences() {

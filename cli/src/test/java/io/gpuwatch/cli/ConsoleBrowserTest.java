@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code src/test/browser/console-test.cjs} driving Debian's Chromium through playwright-core (installed here by
  * {@code npm ci} from the committed lock file; no browser is downloaded). It logs in with the token the demo
  * printed, sees the XID alert arrive live, acknowledges it, exports its review, silences another alert from its
- * button, opens the heatmap and a card's charts, and as a viewer finds no buttons and the server refusing what
+ * button, opens the heatmap and a card's charts, previews an edited rule over the demo's data, and as a viewer finds no buttons and the server refusing what
  * they would send. Screenshots of each step land in {@code target/console-screenshots/}.
  */
 class ConsoleBrowserTest {
@@ -65,7 +65,7 @@ class ConsoleBrowserTest {
             gateway.waitFor(30, TimeUnit.SECONDS);
         }
         for (String shot : List.of("01-login", "03-xid-alert-live", "04-xid-acknowledged", "07-silenced",
-                "08-fleet-heatmap", "09-card-charts", "10-viewer-refused")) {
+                "08-fleet-heatmap", "09-card-charts", "10-rule-preview", "11-viewer-refused")) {
             assertTrue(Files.size(SHOTS.resolve(shot + ".png")) > 0, shot);
         }
     }

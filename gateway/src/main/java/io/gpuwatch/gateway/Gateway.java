@@ -15,6 +15,7 @@ import io.gpuwatch.gateway.delivery.Dispatcher;
 import io.gpuwatch.gateway.digest.Digests;
 import io.gpuwatch.gateway.delivery.OutboxSender;
 import io.gpuwatch.gateway.eval.Evaluator;
+import io.gpuwatch.gateway.backtest.RecentFrames;
 import io.gpuwatch.gateway.http.ApiAccess;
 import io.gpuwatch.gateway.http.ApiHost;
 import io.gpuwatch.gateway.http.ApiRoutes;
@@ -96,6 +97,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private final Acknowledgements acknowledgements = new Acknowledgements();
     private List<PagerHook> pagerHooks = List.of();
     private ApiAccess access = ApiAccess.open();
+    private final RecentFrames recent = new RecentFrames(RecentFrames.DEFAULT_BUDGET_BYTES);
     private TlsFiles tls;
     private Path alertingFile;
     private final RuleFiles ruleFiles;
@@ -610,6 +612,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         if (draining) {
             return;
         }
+        recent.hello(hello);
         fleet.hello(hello, clock.millis());
         evaluator.heardAgain(hello.node());
         changed();
@@ -621,6 +624,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
             return;
         }
         long now = clock.millis();
+        recent.add(node, frame);
         if (frame instanceof Sample s) {
             fleet.sample(node, s, now, card -> evaluator.card(card, now));
         } else if (frame instanceof Event e) {
@@ -748,6 +752,12 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     public Gateway access(ApiAccess access) {
         this.access = access;
         return this;
+    }
+
+    /** The frames of the last hour a rule preview replays; read on the event loop. */
+    @Override
+    public RecentFrames recentFrames() {
+        return recent;
     }
 
     /**

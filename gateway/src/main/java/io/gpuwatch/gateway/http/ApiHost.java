@@ -2,6 +2,7 @@ package io.gpuwatch.gateway.http;
 
 import io.gpuwatch.gateway.ack.Acknowledgements;
 import io.gpuwatch.gateway.ack.PagerHook;
+import io.gpuwatch.gateway.backtest.RecentFrames;
 import io.gpuwatch.gateway.cluster.Cluster;
 import io.gpuwatch.gateway.delivery.Dispatcher;
 import io.gpuwatch.gateway.digest.Digests;
@@ -65,4 +66,7 @@ public interface ApiHost {
     Optional<Cluster> cluster();
 
     InstantSource clock();
+
+    /** The frames of the last hour (or as many as fit its budget), for rule previews. */
+    RecentFrames recentFrames();
 }

@@ -60,6 +60,7 @@ public final class ApiRoutes {
         new ReceiverRoutes(gateway).mount(router, guard);
         new AlertmanagerApi(gateway, silenceEdits).mount(router, guard);
         new RuleRoutes(gateway, changes).mount(router, guard);
+        new RulePreviewRoutes(gateway).mount(router, guard);
         new AuditRoutes(gateway).mount(router, guard);
         new StatusRoutes(gateway, gateway.clock().instant()).mount(router, guard);
         new SessionRoutes(guard.sessions()).mount(router, guard);

@@ -74,6 +74,8 @@ final class RuleRoutes {
                     .put("line", r.line())
                     .put("location", r.file() + ":" + r.line())
                     .put("when", r.when())
+                    .put("forSeconds", r.forMs() / 1000.0)
+                    .put("keepFiringForSeconds", r.keepFiringForMs() / 1000.0)
                     .put("pending", counts.get(AlertState.PENDING))
                     .put("firing", counts.get(AlertState.FIRING))
                     .put("disabled", d != null)

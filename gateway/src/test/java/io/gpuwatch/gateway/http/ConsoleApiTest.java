@@ -270,4 +270,47 @@ class ConsoleApiTest {
         assertEquals(0.0, t.getDouble("idleRatio"));
         assertEquals(401, await(call(HttpMethod.GET, "/api/v1/fleet").send()).statusCode());
     }
+
+    @Test
+    void aRulePreviewReplaysTheGatewaysRecentFramesWithoutTouchingTheRunningRules() throws Exception {
+        await(g.onEventLoop(() -> {
+            g.hello(new Hello(1, "gpu-1", "b1", "test", null, null, Map.of(),
+                    List.of(new CardInfo("GPU-a", 0, "H100", null, null, null, null, null))));
+            for (int s = 0; s <= 120; s++) {
+                long at = T0 + s * 1000L;
+                g.frame("gpu-1", new Sample(s + 1, at, List.of(new CardReading("GPU-a",
+                        MetricValues.builder().set(Metric.GPU_UTIL, s < 30 ? 10 : 95).build(), List.of()))));
+            }
+            return null;
+        }));
+        String rule = "group: preview\nlayer: device\nscope: card\nrules:\n  - name: busy\n    severity: ticket\n"
+                + "    when: gpuUtil > 90\n    for: 20s\n    summary: busy @{node}\n";
+        Login ana = login(OPERATOR);
+        HttpResponse<Buffer> r = await(call(HttpMethod.POST, "/api/v1/rules/preview").putHeader("Cookie", ana.cookie())
+                .putHeader("X-CSRF-Token", ana.csrf()).sendJsonObject(new JsonObject().put("rules", rule)));
+        assertEquals(200, r.statusCode(), r.bodyAsString());
+        JsonObject preview = r.bodyAsJsonObject();
+        assertEquals(Instant.ofEpochMilli(T0).toString(), preview.getString("from"));
+        assertEquals(122, preview.getInteger("frames"), "the hello and 121 samples");
+        JsonArray alerts = preview.getJsonArray("alerts");
+        assertEquals(1, alerts.size(), alerts.encodePrettily());
+        JsonObject busy = alerts.getJsonObject(0);
+        assertEquals("busy", busy.getString("rule"));
+        assertEquals("GPU-a", busy.getJsonObject("labels").getString("uuid"));
+        assertTrue(busy.getBoolean("stillFiring"));
+        // busy from 30 s, firing once it held for 20 s more
+        assertEquals(Instant.ofEpochMilli(T0 + 50_000).toString(), busy.getString("from"));
+        // the running rules are untouched: the gateway has none, and fired nothing
+        assertEquals(0, await(call(HttpMethod.GET, "/api/v1/alerts").bearerTokenAuthentication(VIEWER).send())
+                .bodyAsJsonObject().getInteger("total"));
+
+        HttpResponse<Buffer> bad = await(call(HttpMethod.POST, "/api/v1/rules/preview")
+                .bearerTokenAuthentication(OPERATOR).sendJsonObject(new JsonObject()
+                        .put("rules", rule.replace("gpuUtil > 90", "gpuUtill > 90"))));
+        assertEquals(400, bad.statusCode());
+        assertTrue(bad.bodyAsJsonObject().getJsonArray("diagnostics").getJsonObject(0).getString("text")
+                .contains("preview.yml:"), bad.bodyAsString());
+        assertEquals(403, await(call(HttpMethod.POST, "/api/v1/rules/preview").bearerTokenAuthentication(VIEWER)
+                .sendJsonObject(new JsonObject().put("rules", rule))).statusCode());
+    }
 }
