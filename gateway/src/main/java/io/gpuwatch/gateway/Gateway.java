@@ -97,7 +97,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private final Acknowledgements acknowledgements = new Acknowledgements();
     private List<PagerHook> pagerHooks = List.of();
     private ApiAccess access = ApiAccess.open();
-    private final RecentFrames recent = new RecentFrames(RecentFrames.DEFAULT_BUDGET_BYTES);
+    private RecentFrames recent = new RecentFrames(RecentFrames.DEFAULT_BUDGET_BYTES);
     private TlsFiles tls;
     private Path alertingFile;
     private final RuleFiles ruleFiles;
@@ -751,6 +751,18 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
      */
     public Gateway access(ApiAccess access) {
         this.access = access;
+        return this;
+    }
+
+    /**
+     * Keeps about {@code bytes} of recent frames for rule previews (0: none); call before deploying. Every frame
+     * kept lives on past the young collection it would have died in, so a large fleet may want less.
+     */
+    public Gateway previewMemory(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("the preview's memory must not be negative, got " + bytes);
+        }
+        this.recent = new RecentFrames(bytes);
         return this;
     }
 

@@ -44,6 +44,9 @@ public final class RecentFrames {
 
     /** Keeps a frame {@code node} sent; one without a time stamp (a heartbeat) is not replayed and not kept. */
     public void add(String node, Frame frame) {
+        if (budgetBytes == 0) {
+            return;
+        }
         TraceFrame f = new TraceFrame(node, frame);
         long ts = f.ts();
         if (ts == TraceFrame.NO_TS) {
