@@ -67,6 +67,14 @@ async function tryAsPage(page, method, url, body) {
     check(await page.evaluate(() => window.notReloaded === true), 'the XID alert came in live (no reload)');
     await shot(page, '03-xid-alert-live');
 
+    // the keyboard: j and k move the selection
+    await page.waitForFunction(() => document.querySelectorAll('.alert').length >= 2);
+    const selected = () => page.evaluate(() => [...document.querySelectorAll('.alert')].findIndex(e => e.classList.contains('sel')));
+    await page.keyboard.press('j');
+    check(await selected() === 1, 'j selects the next alert');
+    await page.keyboard.press('k');
+    check(await selected() === 0, 'k the one before');
+
     // 3. acknowledge it
     await page.click(`${xid} button[data-act=ack]`);
     await page.waitForSelector(`${xid}[data-state~="acknowledged"]`);
@@ -154,6 +162,14 @@ async function tryAsPage(page, method, url, body) {
     await login(page, process.env.OPERATOR_TOKEN);
     const noCsrf = await page.evaluate(async fp => (await fetch('/api/v1/alerts/' + fp + '/ack', { method: 'DELETE' })).status, fp);
     check(noCsrf === 403, 'a change without the CSRF token is refused (' + noCsrf + ')');
+
+    // 10. dark mode follows the system's setting
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(base + '/console/#/alerts');
+    await page.waitForSelector(xid);
+    const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor.match(/\d+/g).slice(0, 3).map(Number));
+    check(bg.reduce((a, b) => a + b) < 150, 'dark mode: the page is dark (' + bg + ')');
+    await shot(page, '12-dark-mode');
   } catch (e) {
     console.log(e.stack || String(e));
     await shot(page, '99-failure').catch(() => {});

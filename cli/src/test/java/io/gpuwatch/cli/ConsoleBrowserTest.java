@@ -21,9 +21,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The web console in a real browser, as an on-call engineer meets it: {@code gpuwatch demo} in a child JVM, and
  * {@code src/test/browser/console-test.cjs} driving Debian's Chromium through playwright-core (installed here by
  * {@code npm ci} from the committed lock file; no browser is downloaded). It logs in with the token the demo
- * printed, sees the XID alert arrive live, acknowledges it, exports its review, silences another alert from its
- * button, opens the heatmap and a card's charts, previews an edited rule over the demo's data, and as a viewer finds no buttons and the server refusing what
- * they would send. Screenshots of each step land in {@code target/console-screenshots/}.
+ * printed, sees the XID alert arrive live, moves with j and k, acknowledges it, exports its review, silences
+ * another alert from its button, opens the heatmap and a card's charts, previews an edited rule over the demo's
+ * data, as a viewer finds no buttons and the server refusing what they would send, and sees the page follow the
+ * system's dark mode. Screenshots of each step land in {@code target/console-screenshots/}.
  */
 class ConsoleBrowserTest {
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -59,13 +60,14 @@ class ConsoleBrowserTest {
             String out = run(List.of("node", "console-test.cjs"), Map.of("BASE_URL", printed.group(1),
                     "OPERATOR_TOKEN", printed.group(2), "VIEWER_TOKEN", printed.group(3),
                     "SHOTS", SHOTS.toAbsolutePath().toString()), 400);
-            assertTrue(out.contains("ok: a change without the CSRF token is refused"), out + "\ndemo:\n" + read(log));
+            assertTrue(out.contains("ok: dark mode: the page is dark"), "the script ran to its last step:\n" + out
+                    + "\ndemo:\n" + read(log));
         } finally {
             gateway.destroy();
             gateway.waitFor(30, TimeUnit.SECONDS);
         }
         for (String shot : List.of("01-login", "03-xid-alert-live", "04-xid-acknowledged", "07-silenced",
-                "08-fleet-heatmap", "09-card-charts", "10-rule-preview", "11-viewer-refused")) {
+                "08-fleet-heatmap", "09-card-charts", "10-rule-preview", "11-viewer-refused", "12-dark-mode")) {
             assertTrue(Files.size(SHOTS.resolve(shot + ".png")) > 0, shot);
         }
     }
