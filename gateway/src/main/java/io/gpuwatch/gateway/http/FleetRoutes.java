@@ -17,6 +17,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -88,40 +89,68 @@ final class FleetRoutes {
         String only = ctx.queryParam("node").isEmpty() ? null : ctx.queryParam("node").get(0);
         Map<String, TaskState> tasks = tasksByName();
         Map<String, String> urgent = urgentByCard();
-        Map<String, Integer> strings = new HashMap<>();
-        JsonArray table = new JsonArray();
-        JsonArray nodes = new JsonArray();
         long now = gateway.clock().millis();
+        // read on the event loop, which owns the fleet; turned into JSON on a worker, off the loop
+        List<NodeRow> rows = new ArrayList<>();
         for (NodeState node : gateway.fleet().nodes()) {
             if (only != null && !only.equals(node.name())) {
                 continue;
             }
-            JsonArray cards = new JsonArray();
+            List<CardRow> cards = new ArrayList<>(node.cards().size());
             for (CardState c : node.cards()) {
                 ProcessInfo p = c.attribution();
                 TaskState t = p == null || p.task() == null ? null : tasks.get(p.task());
-                double v = shade.get().value().apply(c, t);
-                cards.add(new JsonArray().add(c.info() == null ? -1 : c.info().index()).add(c.uuid())
-                        .add(Double.isFinite(v) ? round(v) : null)
+                cards.add(new CardRow(c.info() == null ? -1 : c.info().index(), c.uuid(),
+                        shade.get().value().apply(c, t), p, urgent.get(node.name() + "/" + c.uuid())));
+            }
+            rows.add(new NodeRow(node.name(), node.connected(), node.connected() ? null : now - node.lastFrameAt(),
+                    new TreeMap<>(node.context()), urgent.get(node.name()), cards));
+        }
+        String at = gateway.clock().instant().toString();
+        ctx.vertx().executeBlocking(() -> snapshot(at, key, rows), false)
+                .onSuccess(json -> ctx.response().putHeader("Content-Type", "application/json").end(json))
+                .onFailure(e -> Replies.json(ctx, 500, new JsonObject().put("error", "the fleet could not be "
+                        + "written: " + e.getMessage())));
+    }
+
+    /** A card as the heatmap needs it, copied on the event loop. */
+    private record CardRow(int index, String uuid, double value, ProcessInfo attribution, String alert) {
+    }
+
+    /** A node and its cards, copied on the event loop. */
+    private record NodeRow(String name, boolean connected, Long silentForMs, Map<String, String> labels, String alert,
+                           List<CardRow> cards) {
+    }
+
+    /** The compact JSON of the fleet: one line, task, owner and business names once each in {@code strings}. */
+    private static String snapshot(String at, String key, List<NodeRow> rows) {
+        Map<String, Integer> strings = new HashMap<>();
+        JsonArray table = new JsonArray();
+        JsonArray nodes = new JsonArray();
+        for (NodeRow n : rows) {
+            JsonArray cards = new JsonArray();
+            for (CardRow c : n.cards()) {
+                ProcessInfo p = c.attribution();
+                cards.add(new JsonArray().add(c.index()).add(c.uuid())
+                        .add(Double.isFinite(c.value()) ? round(c.value()) : null)
                         .add(index(strings, table, p == null ? null : p.task()))
                         .add(index(strings, table, p == null ? null : p.owner()))
                         .add(index(strings, table, p == null ? null : p.business()))
-                        .add(urgent.get(c.node().name() + "/" + c.uuid())));
+                        .add(c.alert()));
             }
-            nodes.add(new JsonObject().put("name", node.name()).put("connected", node.connected())
-                    .put("silentForMs", node.connected() ? null : now - node.lastFrameAt())
-                    .put("labels", new JsonObject(new TreeMap<String, Object>(node.context())))
-                    .put("alert", urgent.get(node.name())).put("cards", cards));
+            nodes.add(new JsonObject().put("name", n.name()).put("connected", n.connected())
+                    .put("silentForMs", n.silentForMs())
+                    .put("labels", new JsonObject(new TreeMap<String, Object>(n.labels())))
+                    .put("alert", n.alert()).put("cards", cards));
         }
         JsonArray metrics = new JsonArray();
         SHADES.forEach(s -> metrics.add(new JsonObject().put("key", s.key()).put("layer", s.layer().key())
                 .put("label", s.label()).put("unit", s.unit())));
         // compact, not pretty: 10,000 cards are one line each otherwise
-        ctx.response().putHeader("Content-Type", "application/json").end(new JsonObject()
-                .put("at", gateway.clock().instant().toString()).put("metric", key).put("metrics", metrics)
+        return new JsonObject().put("at", at).put("metric", key).put("metrics", metrics)
                 .put("columns", new JsonArray(List.of("index", "uuid", "value", "task", "owner", "business",
                         "alert")))
-                .put("strings", table).put("nodes", nodes).encode());
+                .put("strings", table).put("nodes", nodes).encode();
     }
 
     /** One card: facts, attribution, latest values, its last hour in {@link CardTrail#SLOT_MS} slots, events, alerts. */
