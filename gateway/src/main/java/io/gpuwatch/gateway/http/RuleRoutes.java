@@ -63,6 +63,7 @@ final class RuleRoutes {
         JsonArray out = new JsonArray();
         for (Rule r : gateway.rules().rules()) {
             Map<AlertState, Integer> counts = engine.counts(r.name());
+            RuleEngine.Cost cost = engine.cost(r.name());
             DisabledRule d = disabled.get(r.name());
             out.add(new JsonObject()
                     .put("name", r.name())
@@ -78,6 +79,9 @@ final class RuleRoutes {
                     .put("keepFiringForSeconds", r.keepFiringForMs() / 1000.0)
                     .put("pending", counts.get(AlertState.PENDING))
                     .put("firing", counts.get(AlertState.FIRING))
+                    .put("evaluations", cost.evaluations())
+                    .put("meanEvaluationMicros", cost.meanNanos() / 1000.0)
+                    .put("lastEvaluationMicros", cost.lastNanos() / 1000.0)
                     .put("disabled", d != null)
                     .put("disabledReason", d == null ? null : d.diagnostic().toString()));
         }
