@@ -126,6 +126,11 @@ async function tryAsPage(page, method, url, body) {
     check(/#\/card\/gpu-/.test(page.url()), 'a click on a card opens its charts');
     await shot(page, '09-card-charts');
 
+    // the tasks, by business
+    await page.click('header nav a[data-view=tasks]');
+    await page.waitForSelector('section[data-business] tr td');
+    check(await page.locator('section[data-business="chat-pretrain"]').count() === 1, 'the tasks page groups tasks by business');
+
     // 7. a rule preview: the XID rule, edited, over the demo's data so far
     await page.click('header nav a[data-view=rules]');
     await page.waitForSelector('#preview-from');

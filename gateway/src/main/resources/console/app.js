@@ -559,12 +559,30 @@ async function renderTasks() {
   let t;
   try { t = await api('GET', '/api/v1/tasks'); } catch (err) { main.innerHTML = `<p class="error">${esc(err.message)}</p>`; return; }
   const n = v => v === null || v === undefined ? '<span class="muted">—</span>' : short(v);
-  main.innerHTML = `<h2>Tasks and businesses</h2><table><tr><th>task</th><th>owner</th><th>business</th><th>queue</th><th>cards</th>
-    <th>tokens/s</th><th>TTFT P99 ms</th><th>latency P99 ms</th><th>idle</th><th>per million tokens</th></tr>
-    ${t.tasks.map(x => `<tr><td>${esc(x.name)}</td><td>${esc(x.owner || '—')}</td><td>${esc(x.business || '—')}</td><td>${esc(x.queue || '—')}</td>
-      <td>${x.cards.map(c => `<a href="#/card/${encodeURIComponent(c.node)}/${encodeURIComponent(c.uuid)}">${esc(c.node)}#${esc(c.index ?? '?')}</a>`).join(' ')}</td>
-      <td>${n(x.tokensPerSec)}</td><td>${n(x.ttftP99Ms)}</td><td>${n(x.latencyP99Ms)}</td>
-      <td>${x.idleRatio === null ? '—' : Math.round(x.idleRatio * 100) + ' %'}</td><td>${n(x.costPerMillionTokens)}</td></tr>`).join('')}</table>
+  const byBusiness = new Map();
+  t.tasks.forEach(x => {
+    const b = x.business || '(no business)';
+    if (!byBusiness.has(b)) byBusiness.set(b, []);
+    byBusiness.get(b).push(x);
+  });
+  const summary = list => {
+    const cards = list.reduce((a, x) => a + x.cards.length, 0);
+    const tokens = list.reduce((a, x) => a + (x.tokensPerSec || 0), 0);
+    const priced = list.filter(x => x.costPerMillionTokens !== null && x.tokensPerSec);
+    // the business's cost per million tokens: its tasks' costs weighted by their tokens
+    const cost = priced.length ? priced.reduce((a, x) => a + x.costPerMillionTokens * x.tokensPerSec, 0)
+      / priced.reduce((a, x) => a + x.tokensPerSec, 0) : null;
+    return `${list.length} task${list.length === 1 ? '' : 's'} · ${cards} card${cards === 1 ? '' : 's'}`
+      + (tokens ? ` · ${short(tokens)} tokens/s` : '') + (cost !== null ? ` · ${short(cost)} per million tokens` : '');
+  };
+  main.innerHTML = `<h2>Tasks and businesses</h2>
+    ${[...byBusiness].sort(([a], [b]) => a.localeCompare(b)).map(([b, list]) => `<section class="group" data-business="${esc(b)}">
+      <h3>${esc(b)} <span class="muted">${summary(list)}</span></h3><table>
+      <tr><th>task</th><th>owner</th><th>queue</th><th>cards</th><th>tokens/s</th><th>TTFT P99 ms</th><th>latency P99 ms</th><th>idle</th><th>per million tokens</th></tr>
+      ${list.map(x => `<tr><td>${esc(x.name)}</td><td>${esc(x.owner || '—')}</td><td>${esc(x.queue || '—')}</td>
+        <td>${x.cards.map(c => `<a href="#/card/${encodeURIComponent(c.node)}/${encodeURIComponent(c.uuid)}">${esc(c.node)}#${esc(c.index ?? '?')}</a>`).join(' ')}</td>
+        <td>${n(x.tokensPerSec)}</td><td>${n(x.ttftP99Ms)}</td><td>${n(x.latencyP99Ms)}</td>
+        <td>${x.idleRatio === null ? '—' : Math.round(x.idleRatio * 100) + ' %'}</td><td>${n(x.costPerMillionTokens)}</td></tr>`).join('')}</table></section>`).join('')}
     ${t.tasks.length ? '' : '<p class="muted">No task reported by the fleet now.</p>'}`;
 }
 
