@@ -4,7 +4,10 @@ import io.gpuwatch.cli.alerting.AlertingLoad;
 import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.GatewayStats;
+import io.gpuwatch.gateway.auth.ApiTokens;
+import io.gpuwatch.gateway.auth.Role;
 import io.gpuwatch.gateway.auth.TokenFile;
+import io.gpuwatch.gateway.http.ApiAccess;
 import io.gpuwatch.gateway.cost.Pricing;
 import io.gpuwatch.gateway.digest.DigestChannel;
 import io.gpuwatch.gateway.digest.DigestSchedule;
@@ -108,9 +111,15 @@ final class DemoCommand implements Callable<Integer> {
             vertx.close();
             return 2;
         }
+        // the console needs a login: one token for the person on call, one to look around with
+        String operatorToken = TokenFile.newToken();
+        String viewerToken = TokenFile.newToken();
+        ApiTokens apiTokens = ApiTokens.of(List.of(ApiTokens.entry(operatorToken, Role.OPERATOR, "oncall"),
+                ApiTokens.entry(viewerToken, Role.VIEWER, "viewer")));
         Gateway gateway = new Gateway(notify.apply(new GatewayConfig("127.0.0.1", listenPort, IngestConfig.DEFAULTS,
                 1000, external)),
-                ruleSet, RuleFiles.none(), () -> tokens, out.receivers(), out.routing(), InstantSource.system());
+                ruleSet, RuleFiles.none(), () -> tokens, out.receivers(), out.routing(), InstantSource.system())
+                .access(ApiAccess.open().withTokens(() -> apiTokens));
         if (!receivers.noConsole) {
             // the closing summary: one digest of the whole run, printed after the measurements
             gateway.digests(new Digests(List.of(new DigestChannel("console", new DigestSchedule.Every(
@@ -140,6 +149,9 @@ final class DemoCommand implements Callable<Integer> {
         err.printf("gpuwatch demo: gateway on http://127.0.0.1:%d (/api/v1/alerts, /metrics) with %d rules; "
                         + "%d nodes × %d cards playing '%s'%s%n", bound, ruleSet.rules().size(), sc.nodes(),
                 sc.cardsPerNode(), sc.name(), sc.duration() == null ? "" : " for " + sc.duration().toSeconds() + " s");
+        err.printf("gpuwatch demo: console at http://127.0.0.1:%d/ ; log in with the operator token %s "
+                + "(a viewer token, which may only look: %s); the API takes either as "
+                + "'Authorization: Bearer <token>'%n", bound, operatorToken, viewerToken);
         err.flush();
         runner.start();
         long scriptMs = sc.duration() == null ? 0 : sc.duration().toMillis();

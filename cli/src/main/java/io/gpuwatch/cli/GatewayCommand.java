@@ -100,6 +100,11 @@ final class GatewayCommand implements Callable<Integer> {
     @Option(names = "--max-frame-bytes", defaultValue = "1048576", description = "largest frame taken (default: ${DEFAULT-VALUE})")
     int maxFrameBytes;
 
+    @Option(names = "--preview-memory-mb", paramLabel = "MB", defaultValue = "64",
+            description = "recent frames kept for the console's rule preview, up to an hour (0: none, and no "
+                    + "preview; default: ${DEFAULT-VALUE})")
+    int previewMemoryMb;
+
     @Option(names = "--max-frames-per-second", defaultValue = "50",
             description = "per connection; above it samples are shed, never events (default: ${DEFAULT-VALUE})")
     int maxFramesPerSecond;
@@ -174,6 +179,10 @@ final class GatewayCommand implements Callable<Integer> {
             port = Integer.parseInt(listen.substring(colon + 1));
         } catch (NumberFormatException e) {
             err.println("--listen: not a port number: " + listen.substring(colon + 1));
+            return 2;
+        }
+        if (previewMemoryMb < 0) {
+            err.println("--preview-memory-mb: cannot be negative, got " + previewMemoryMb);
             return 2;
         }
         if (reloadIntervalSeconds < 0) {
@@ -279,7 +288,8 @@ final class GatewayCommand implements Callable<Integer> {
         }
         RuleFiles ruleFiles = new RuleFiles(rulePaths, reloadInterval);
         Gateway gateway = new Gateway(config, ruleSet, ruleFiles, probeTokens, out.receivers(), out.routing(),
-                InstantSource.system()).access(access).tls(tls).roster(roster, oncallFile);
+                InstantSource.system()).access(access).tls(tls).roster(roster, oncallFile)
+                .previewMemory(previewMemoryMb * (1L << 20));
         // read by the fleet on the gateway's event loop only after deployment, which publishes it
         gateway.fleet().usePricing(pricing);
         if (alerting != null) {

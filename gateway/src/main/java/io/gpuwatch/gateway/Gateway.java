@@ -15,6 +15,7 @@ import io.gpuwatch.gateway.delivery.Dispatcher;
 import io.gpuwatch.gateway.digest.Digests;
 import io.gpuwatch.gateway.delivery.OutboxSender;
 import io.gpuwatch.gateway.eval.Evaluator;
+import io.gpuwatch.gateway.backtest.RecentFrames;
 import io.gpuwatch.gateway.http.ApiAccess;
 import io.gpuwatch.gateway.http.ApiHost;
 import io.gpuwatch.gateway.http.ApiRoutes;
@@ -97,6 +98,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private final Acknowledgements acknowledgements = new Acknowledgements();
     private List<PagerHook> pagerHooks = List.of();
     private ApiAccess access = ApiAccess.open();
+    private RecentFrames recent = new RecentFrames(RecentFrames.DEFAULT_BUDGET_BYTES);
     private TlsFiles tls;
     private Path alertingFile;
     private Roster roster = Roster.EMPTY;
@@ -647,6 +649,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         if (draining) {
             return;
         }
+        recent.hello(hello);
         fleet.hello(hello, clock.millis());
         evaluator.heardAgain(hello.node());
         changed();
@@ -658,6 +661,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
             return;
         }
         long now = clock.millis();
+        recent.add(node, frame);
         if (frame instanceof Sample s) {
             fleet.sample(node, s, now, card -> evaluator.card(card, now));
         } else if (frame instanceof Event e) {
@@ -803,6 +807,24 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     public Gateway access(ApiAccess access) {
         this.access = access;
         return this;
+    }
+
+    /**
+     * Keeps about {@code bytes} of recent frames for rule previews (0: none); call before deploying. Every frame
+     * kept lives on past the young collection it would have died in, so a large fleet may want less.
+     */
+    public Gateway previewMemory(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("the preview's memory must not be negative, got " + bytes);
+        }
+        this.recent = new RecentFrames(bytes);
+        return this;
+    }
+
+    /** The frames of the last hour a rule preview replays; read on the event loop. */
+    @Override
+    public RecentFrames recentFrames() {
+        return recent;
     }
 
     /**

@@ -3,6 +3,7 @@ package io.gpuwatch.gateway.http;
 import io.gpuwatch.gateway.auth.ApiTokens;
 import io.gpuwatch.gateway.auth.Role;
 import io.gpuwatch.gateway.ingest.TokenBucket;
+import io.vertx.core.http.Cookie;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
@@ -18,9 +19,10 @@ import java.util.Optional;
 
 /**
  * The access check in front of every API route (docs/api.md, Access): a foreign browser origin is refused
- * (403) unless listed, a caller without a valid bearer token gets 401 with its challenge, one whose role falls
- * short 403, one over its rate 429, and a change whose body is not JSON 415. A caller that passes is put on the
- * routing context ({@link #caller}). Runs on the gateway's event loop, which owns the rate budgets.
+ * (403) unless listed, a caller without a valid bearer token or console session gets 401 with its challenge, one
+ * whose role falls short 403, one over its rate 429, a change whose body is not JSON 415, and a change made with
+ * a session but without its CSRF token 403. A caller that passes is put on the routing context ({@link #caller}).
+ * Runs on the gateway's event loop, which owns the rate budgets and the sessions.
  */
 public final class AccessGuard {
     static final String CHALLENGE = "Bearer realm=\"gpuwatch\"";
@@ -29,10 +31,17 @@ public final class AccessGuard {
     private final ApiAccess access;
     private final InstantSource clock;
     private final Map<String, TokenBucket> budgets = new HashMap<>();
+    private final Sessions sessions;
 
     AccessGuard(ApiAccess access, InstantSource clock) {
         this.access = access;
         this.clock = clock;
+        this.sessions = new Sessions(access.tokens(), clock);
+    }
+
+    /** The console's logins, which this check accepts beside bearer tokens. */
+    Sessions sessions() {
+        return sessions;
     }
 
     /** The caller that {@link #require} let through. */
@@ -62,19 +71,56 @@ public final class AccessGuard {
                 return;
             }
             String budget = caller.name().equals(Caller.LOCAL) ? Caller.LOCAL + "@" + remote : caller.name();
-            if (!budgets.computeIfAbsent(budget, k -> new TokenBucket(access.ratePerSecond(), access.burst(),
-                    clock.millis())).take(clock.millis())) {
-                ctx.response().putHeader("Retry-After", "1");
-                Replies.json(ctx, 429, new JsonObject().put("error", "over " + access.ratePerSecond()
-                        + " requests a second for " + caller.name() + "; slow down"));
+            if (!withinRate(ctx, budget, caller.name())) {
                 return;
             }
             if (changes(req.method()) && !jsonOnly(ctx, jsonBody)) {
                 return;
             }
+            // a cookie comes with every request the browser sends here, so a change must also prove it was made by
+            // a page that could read the session's answer: the gateway's own
+            if (changes(req.method()) && caller.session() != null
+                    && !Sessions.csrfMatches(caller.session(), req.getHeader(Sessions.CSRF_HEADER))) {
+                Replies.json(ctx, 403, new JsonObject().put("error", "a change made with a console session must "
+                        + "send its CSRF token in " + Sessions.CSRF_HEADER + " (GET /api/v1/session gives it)"));
+                return;
+            }
             ctx.put(CALLER, caller);
             ctx.next();
         };
+    }
+
+    /**
+     * For a route anyone may call, such as logging in: the origin check, a rate budget per address, and a JSON body
+     * for a change.
+     */
+    public SecurityPolicyHandler open(boolean jsonBody) {
+        return ctx -> {
+            HttpServerRequest req = ctx.request();
+            if (!originAllowed(ctx)) {
+                return;
+            }
+            String remote = req.remoteAddress() == null ? "" : req.remoteAddress().hostAddress();
+            if (!withinRate(ctx, "open@" + remote, remote)) {
+                return;
+            }
+            if (changes(req.method()) && !jsonOnly(ctx, jsonBody)) {
+                return;
+            }
+            ctx.next();
+        };
+    }
+
+    /** Takes one request from {@code budget}'s rate, or answers 429 naming {@code who}; false after answering. */
+    private boolean withinRate(RoutingContext ctx, String budget, String who) {
+        if (budgets.computeIfAbsent(budget, k -> new TokenBucket(access.ratePerSecond(), access.burst(),
+                clock.millis())).take(clock.millis())) {
+            return true;
+        }
+        ctx.response().putHeader("Retry-After", "1");
+        Replies.json(ctx, 429, new JsonObject().put("error", "over " + access.ratePerSecond()
+                + " requests a second for " + who + "; slow down"));
+        return false;
     }
 
     /** Answers a browser's preflight: allowed for a listed origin only. */
@@ -89,7 +135,7 @@ public final class AccessGuard {
                 .putHeader("Access-Control-Allow-Origin", origin)
                 .putHeader("Vary", "Origin")
                 .putHeader("Access-Control-Allow-Methods", "GET, POST, DELETE")
-                .putHeader("Access-Control-Allow-Headers", "Authorization, Content-Type")
+                .putHeader("Access-Control-Allow-Headers", "Authorization, Content-Type, " + Sessions.CSRF_HEADER)
                 .putHeader("Access-Control-Max-Age", "600")
                 .end();
     }
@@ -134,7 +180,14 @@ public final class AccessGuard {
         }
         Optional<String> presented = bearer(ctx.request().getHeader("Authorization"));
         if (presented.isEmpty()) {
-            unauthorized(ctx, "send an API token: Authorization: Bearer <token> (gpuwatch token new --role ...)");
+            Cookie cookie = ctx.request().getCookie(Sessions.COOKIE);
+            Optional<Sessions.Found> session = sessions.find(cookie == null ? null : cookie.getValue());
+            if (session.isPresent()) {
+                return new Caller(session.get().session().name(), session.get().role(), remote,
+                        session.get().session());
+            }
+            unauthorized(ctx, cookie == null ? "send an API token: Authorization: Bearer <token> (gpuwatch token "
+                    + "new --role ...), or log in to the console" : "the console session is over; log in again");
             return null;
         }
         Optional<ApiTokens.Entry> entry = tokens.find(presented.get());

@@ -3,6 +3,7 @@ package io.gpuwatch.gateway.http;
 import io.gpuwatch.gateway.ack.Acknowledgements;
 import io.gpuwatch.gateway.ack.PagerHook;
 import io.gpuwatch.gateway.auth.TokenFile;
+import io.gpuwatch.gateway.backtest.RecentFrames;
 import io.gpuwatch.gateway.cluster.Cluster;
 import io.gpuwatch.gateway.delivery.Dispatcher;
 import io.gpuwatch.gateway.digest.Digests;
@@ -77,4 +78,6 @@ public interface ApiHost {
 
     /** Takes a {@code sched} frame relayed by {@code node} as one from a probe connection; false while stopping. */
     boolean sched(String node, Sched frame);
+    /** The frames of the last hour (or as many as fit its budget), for rule previews. */
+    RecentFrames recentFrames();
 }

@@ -12,9 +12,11 @@ import io.vertx.ext.web.RoutingContext;
  * The HTTP API: health and readiness, alerts ({@link AlertRoutes}, one with its timeline in
  * {@link AlertDetailRoutes}), silences ({@link SilenceRoutes}), delivery groups, receivers' health, rules and
  * reload, the audit log, status, who is on call and the schedules' calendars ({@link ScheduleRoutes}), digest
- * charts, the paging services' webhooks ({@link PagerWebhooks}), the scrape paths ({@link MetricsRoute}) and
- * Alertmanager's v2 API ({@link AlertmanagerApi}), each behind the access check its role needs
- * ({@link AccessGuard}). Handlers run on the gateway's event loop, which owns the silences and acknowledgements.
+ * charts, the paging services' webhooks ({@link PagerWebhooks}), the scrape paths ({@link MetricsRoute}),
+ * Alertmanager's v2 API ({@link AlertmanagerApi}), and the web console ({@link ConsoleRoutes}) with its login
+ * ({@link SessionRoutes}), live updates ({@link EventStream}) and fleet views ({@link FleetRoutes}), each behind
+ * the access check its role needs ({@link AccessGuard}). Handlers run on the gateway's event loop, which owns
+ * the silences and acknowledgements.
  */
 public final class ApiRoutes {
     private final ApiHost gateway;
@@ -59,9 +61,14 @@ public final class ApiRoutes {
         new ReceiverRoutes(gateway).mount(router, guard);
         new AlertmanagerApi(gateway, silenceEdits).mount(router, guard);
         new RuleRoutes(gateway, changes).mount(router, guard);
+        new RulePreviewRoutes(gateway).mount(router, guard);
         new AuditRoutes(gateway).mount(router, guard);
         new StatusRoutes(gateway, gateway.clock().instant()).mount(router, guard);
         new ScheduleRoutes(gateway).mount(router, guard);
+        new SessionRoutes(guard.sessions()).mount(router, guard);
+        new EventStream(gateway).mount(router, guard);
+        new FleetRoutes(gateway).mount(router, guard);
+        new ConsoleRoutes().mount(router);
         // chat services fetch a digest's chart without a token; its random id is what keeps it private
         router.get("/api/v1/digests/:id/chart.png").handler(ctx -> gateway.digests()
                 .flatMap(d -> d.chart(ctx.pathParam("id")))

@@ -63,6 +63,7 @@ final class RuleRoutes {
         JsonArray out = new JsonArray();
         for (Rule r : gateway.rules().rules()) {
             Map<AlertState, Integer> counts = engine.counts(r.name());
+            RuleEngine.Cost cost = engine.cost(r.name());
             DisabledRule d = disabled.get(r.name());
             out.add(new JsonObject()
                     .put("name", r.name())
@@ -74,8 +75,13 @@ final class RuleRoutes {
                     .put("line", r.line())
                     .put("location", r.file() + ":" + r.line())
                     .put("when", r.when())
+                    .put("forSeconds", r.forMs() / 1000.0)
+                    .put("keepFiringForSeconds", r.keepFiringForMs() / 1000.0)
                     .put("pending", counts.get(AlertState.PENDING))
                     .put("firing", counts.get(AlertState.FIRING))
+                    .put("evaluations", cost.evaluations())
+                    .put("meanEvaluationMicros", cost.meanNanos() / 1000.0)
+                    .put("lastEvaluationMicros", cost.lastNanos() / 1000.0)
                     .put("disabled", d != null)
                     .put("disabledReason", d == null ? null : d.diagnostic().toString()));
         }

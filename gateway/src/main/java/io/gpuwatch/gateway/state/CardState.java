@@ -50,6 +50,7 @@ public final class CardState implements ScopeView {
     private int[] xidCodes = new int[0];
     private long[] xidCounts = new long[0];
     private int lastXid;
+    private final CardTrail trail = new CardTrail();
 
     CardState(NodeState node, String uuid, CardInfo info, EventLog events) {
         this.node = node;
@@ -176,6 +177,37 @@ public final class CardState implements ScopeView {
             latest[i] = values.get(i);
         }
         latestAt = at;
+        trail.add(at, latest);
+    }
+
+    /** The card's events still held (XIDs and others), oldest first. */
+    public List<EventLog.Entry> recentEvents() {
+        return events.entries();
+    }
+
+    /** The card's facts from its node's hello; null when a sample named a card hello did not list. */
+    public CardInfo info() {
+        return info;
+    }
+
+    /** The first process's task, owner and business; null while the card runs none. */
+    public ProcessInfo attribution() {
+        return attribution;
+    }
+
+    /** The latest reading of card metric {@code m} (NaN when absent). */
+    public double latest(Metric m) {
+        return m.ordinal() < latest.length ? latest[m.ordinal()] : Double.NaN;
+    }
+
+    /** Seconds spent allocated and idle since the gateway first saw the card. */
+    public double idleSeconds() {
+        return idleSeconds;
+    }
+
+    /** The card's last hour, for the console's charts. */
+    public CardTrail trail() {
+        return trail;
     }
 
     void event(long ts, String kind, int code) {

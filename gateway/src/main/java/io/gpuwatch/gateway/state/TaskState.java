@@ -1,5 +1,6 @@
 package io.gpuwatch.gateway.state;
 
+import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
 import io.gpuwatch.rules.SeriesSpec;
 import io.gpuwatch.rules.scope.BaselineStat;
@@ -35,6 +36,8 @@ public final class TaskState extends CardPool {
     private String business;
     private String owner;
     private String queue;
+    /** The latest app frame's values by metric ordinal (NaN where absent), for the console. */
+    private final double[] appLatest = nanArray(Metric.count());
     /** Peer groups by series, window and whether they group nodes, with the instant each was computed at. */
     private final Map<PeerKey, Peers> peers = new HashMap<>();
 
@@ -78,6 +81,27 @@ public final class TaskState extends CardPool {
         return "task/" + name;
     }
 
+    /** Who owns the task, as its latest listing or process said; null when unknown. */
+    public String owner() {
+        return owner;
+    }
+
+    /** The scheduler queue that last listed the task; null when none did. */
+    public String queue() {
+        return queue;
+    }
+
+    /** The latest application reading of {@code m}; NaN before any, or for a metric that is not an app one. */
+    public double appLatest(Metric m) {
+        return appLatest[m.ordinal()];
+    }
+
+    private static double[] nanArray(int n) {
+        double[] a = new double[n];
+        java.util.Arrays.fill(a, Double.NaN);
+        return a;
+    }
+
     /** The cards that belong to the task now. */
     public List<CardState> cards() {
         return Collections.unmodifiableList(members);
@@ -109,6 +133,9 @@ public final class TaskState extends CardPool {
     /** Application readings of the task at {@code ts}, and what is derived from them at that instant. */
     void app(long ts, MetricValues values, String business) {
         heard(ts, null, business);
+        for (int i = 0; i < appLatest.length; i++) {
+            appLatest[i] = Metric.of(i).source() == Metric.Source.APP ? values.get(i) : Double.NaN;
+        }
         appendApp(ts, values);
     }
 

@@ -70,10 +70,18 @@ class ReloadEndpointTest {
                         + "statements"), second);
         JsonArray running = listed.getJsonArray("rules");
         assertEquals(1, running.size(), "the old rule set still runs");
+        JsonObject hot = running.getJsonObject(0).copy();
+        // the evaluation cost is measured, so only its presence is checked here
+        assertTrue(hot.getLong("evaluations") >= 1, hot.encode());
+        assertTrue(hot.getDouble("meanEvaluationMicros") >= 0 && hot.getDouble("lastEvaluationMicros") >= 0);
+        hot.remove("evaluations");
+        hot.remove("meanEvaluationMicros");
+        hot.remove("lastEvaluationMicros");
         assertEquals(new JsonObject().put("name", "hot").put("group", "t").put("layer", "device")
                 .put("scope", "card").put("severity", "ticket").put("file", a).put("line", 5)
-                .put("location", a + ":5").put("when", "tempC > 90").put("pending", 0).put("firing", 1)
-                .put("disabled", false).putNull("disabledReason"), running.getJsonObject(0));
+                .put("location", a + ":5").put("when", "tempC > 90").put("forSeconds", 0.0)
+                .put("keepFiringForSeconds", 0.0).put("pending", 0).put("firing", 1)
+                .put("disabled", false).putNull("disabledReason"), hot);
 
         Files.writeString(dir.resolve("a.yml"), RuleReloaderTest.HEAD + RuleReloaderTest.HOT
                 + RuleReloaderTest.WARM);

@@ -56,6 +56,11 @@ public final class RuleEngine {
     private long disablements;
 
     private static final int[] NO_STREAKS = new int[0];
+    /**
+     * What each rule's evaluations cost, parallel to {@code set.rules(kind)}: per rule, evaluations, total and
+     * last nanoseconds. Arrays by position, so the hot loop adds no lookup per rule.
+     */
+    private Map<ScopeKind, long[][]> costs;
 
     /** The state of one rule for one instance. */
     private static final class Slot {
@@ -143,6 +148,7 @@ public final class RuleEngine {
      */
     public RuleEngine(RuleSet set, EvalBudget budget, LongSupplier nanoClock, Pauses pauses) {
         this.set = set;
+        this.costs = costsOf(set);
         this.pauses = pauses;
         this.budget = budget;
         this.budgetNanos = budget.perEvaluation().toNanos();
@@ -165,13 +171,18 @@ public final class RuleEngine {
         if (!disabled.isEmpty()) {
             bringBack(nanoClock.getAsLong());
         }
-        for (Rule rule : rules) {
+        long[][] cost = costs.get(kind);
+        for (int i = 0; i < rules.size(); i++) {
+            Rule rule = rules.get(i);
             if (!disabled.isEmpty() && disabled.containsKey(rule.name())) {
                 continue;
             }
             long started = nanoClock.getAsLong();
             Transition change = step(rule, instanceKey, view, slots, now, started);
             long took = nanoClock.getAsLong() - started;
+            cost[i][0]++;
+            cost[i][1] += took;
+            cost[i][2] = took;
             if (took > budgetNanos) {
                 overran(rule, instanceKey, started, took);
             }
@@ -404,6 +415,37 @@ public final class RuleEngine {
         penalties.clear();
         graceUntil = nanoClock.getAsLong() + budget.grace().toNanos();
         this.set = next;
+        this.costs = costsOf(next);
+    }
+
+    private static Map<ScopeKind, long[][]> costsOf(RuleSet set) {
+        Map<ScopeKind, long[][]> out = new EnumMap<>(ScopeKind.class);
+        for (ScopeKind kind : ScopeKind.values()) {
+            out.put(kind, new long[set.rules(kind).size()][3]);
+        }
+        return out;
+    }
+
+    /** What a rule's evaluations cost since its rule set was loaded: how many, their mean and the last one. */
+    public record Cost(long evaluations, long totalNanos, long lastNanos) {
+        /** The mean evaluation in nanoseconds; 0 before the first. */
+        public long meanNanos() {
+            return evaluations == 0 ? 0 : totalNanos / evaluations;
+        }
+    }
+
+    /** The cost of the rule called {@code ruleName} so far; zero evaluations for a rule this engine does not run. */
+    public Cost cost(String ruleName) {
+        for (ScopeKind kind : ScopeKind.values()) {
+            List<Rule> rules = set.rules(kind);
+            for (int i = 0; i < rules.size(); i++) {
+                if (rules.get(i).name().equals(ruleName)) {
+                    long[] c = costs.get(kind)[i];
+                    return new Cost(c[0], c[1], c[2]);
+                }
+            }
+        }
+        return new Cost(0, 0, 0);
     }
 
     /**

@@ -296,4 +296,21 @@ class TimeBudgetTest {
         assertThrows(IllegalArgumentException.class,
                 () -> EvalBudget.DEFAULT.withBackoff(Duration.ofHours(2), Duration.ofHours(1)));
     }
+
+    @Test
+    void eachRulesEvaluationCostIsKeptItsMeanAndItsLastUntilTheNextRuleSet() {
+        RuleEngine engine = new RuleEngine(set, EvalBudget.of(Duration.ofMillis(10)), nanos::get);
+        slowBy.set(2_000_000L);
+        evaluate(engine, 0);
+        slowBy.set(4_000_000L);
+        evaluate(engine, 1000);
+        RuleEngine.Cost slow = engine.cost("slow");
+        assertEquals(2, slow.evaluations());
+        assertEquals(3_000_000L, slow.meanNanos());
+        assertEquals(4_000_000L, slow.lastNanos());
+        assertEquals(new RuleEngine.Cost(2, 0, 0), engine.cost("fast"), "reading no task label took no time");
+        assertEquals(new RuleEngine.Cost(0, 0, 0), engine.cost("nothing-by-this-name"));
+        engine.replace(set, 2000, t -> { });
+        assertEquals(0, engine.cost("slow").evaluations(), "counted afresh for the rules now loaded");
+    }
 }
