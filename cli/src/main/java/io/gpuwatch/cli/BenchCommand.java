@@ -469,6 +469,15 @@ final class BenchCommand implements Runnable {
                 if (Loading.rules(rulePaths, err) == null) {
                     return 1;
                 }
+                if (workDir != null && Files.isDirectory(workDir)) {
+                    try (var entries = Files.list(workDir)) {
+                        if (entries.findAny().isPresent()) {
+                            // its runs would start on the evaluation an earlier one left, and measure nothing
+                            throw new IllegalArgumentException("--work-dir " + workDir + " holds an earlier run: "
+                                    + "remove it or choose an empty directory");
+                        }
+                    }
+                }
                 Path dir = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("gpuwatch-chaos-");
                 settings = new ChaosBench.Settings(sc, rulePaths.stream().map(Path::toAbsolutePath).toList(), trials,
                         kills, seed, parallel, settleMs, toleranceMs, cluster, dir.toAbsolutePath());

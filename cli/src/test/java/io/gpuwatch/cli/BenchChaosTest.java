@@ -11,6 +11,7 @@ import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
@@ -69,6 +70,16 @@ class BenchChaosTest {
                 + report.encodePrettily());
         assertEquals(0, total.getInteger("outOfOrder"), report.encodePrettily());
         assertNotNull(report.getJsonObject("clean").getJsonArray("notifications"));
+    }
+
+    @Test
+    void aWorkDirHoldingAnEarlierRunIsRefusedBeforeAnythingRuns(@TempDir Path used) throws Exception {
+        Files.createDirectories(used.resolve("clean/data-0"));
+        StringWriter refusal = new StringWriter();
+        int exit = new CommandLine(new BenchCommand()).setErr(new PrintWriter(refusal, true))
+                .execute("chaos", "--work-dir", used.toString());
+        assertEquals(2, exit, refusal.toString());
+        assertTrue(refusal.toString().contains("holds an earlier run"), refusal.toString());
     }
 
     @Test
