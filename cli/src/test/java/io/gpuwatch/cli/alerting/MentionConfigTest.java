@@ -125,4 +125,22 @@ class MentionConfigTest {
                         + "`gpu-platform` for its first layer)"),
                 load.errors().stream().map(Diagnostic::toString).toList());
     }
+
+    @Test
+    void aChatBotWithAWebhookSecretSignsAcknowledgeLinks() {
+        AlertingLoad load = AlertingFile.parse("a.yml", """
+                receivers:
+                  - name: gpu-feishu
+                    type: feishu
+                    url: {env: FEISHU}
+                    webhookSecret: {env: LINK_SECRET}
+                route:
+                  receiver: gpu-feishu
+                """, SecretSource.ofEnv(Map.of("FEISHU", "https://open.feishu.cn/open-apis/bot/v2/hook/t",
+                "LINK_SECRET", "link-signing-secret")), null);
+        assertTrue(load.ok(), load.diagnostics().toString());
+        assertEquals(1, load.pagerHooks().size());
+        assertEquals(io.gpuwatch.gateway.ack.PagerHook.Service.FEISHU, load.pagerHooks().get(0).service());
+        assertEquals("ack-link", load.pagerHooks().get(0).service().path());
+    }
 }
