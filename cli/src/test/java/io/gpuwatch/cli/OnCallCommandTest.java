@@ -100,4 +100,15 @@ class OnCallCommandTest {
         assertEquals(0, run("config", "check", alerting.toString(), "--no-secrets", "--oncall", EXAMPLE),
                 err.toString());
     }
+
+    @Test
+    void aGatewayWithABrokenOnCallFileRefusesToStartAndSaysWhere(@TempDir Path dir) throws Exception {
+        Path tokens = dir.resolve("tokens");
+        assertEquals(0, run("token", "new", "--node", "gpu-*", "--file", tokens.toString()));
+        Path oncall = dir.resolve("oncall.yaml");
+        Files.writeString(oncall, "schedules:\n  gpu:\n    time_zone: Mars/Olympus\n    layers: []\n");
+        assertEquals(1, run("gateway", "--tokens", tokens.toString(), "--rules", "../examples/rules", "--listen",
+                "127.0.0.1:0", "--oncall", oncall.toString()));
+        assertTrue(err.toString().contains(oncall + ":3:16: error: unknown time zone `Mars/Olympus`"), err.toString());
+    }
 }

@@ -9,6 +9,7 @@ import io.gpuwatch.notify.receiver.alertmanager.AlertmanagerReceiver;
 import io.gpuwatch.notify.receiver.console.ConsoleReceiver;
 import io.gpuwatch.notify.receiver.console.ConsoleReportTarget;
 import io.gpuwatch.notify.receiver.dingtalk.DingTalkConfig;
+import io.gpuwatch.notify.acklink.AckLink;
 import io.gpuwatch.notify.receiver.dingtalk.DingTalkReceiver;
 import io.gpuwatch.notify.receiver.dingtalk.DingTalkReportTarget;
 import io.gpuwatch.notify.receiver.feishu.FeishuConfig;
@@ -66,10 +67,11 @@ final class ReceiverReader {
     /** The chat types whose messages can mention the on-call person ({@code mention:}). */
     static final List<String> MENTION_TYPES = List.of("slack", "feishu", "dingtalk", "wecom");
     /**
-     * The types whose service can report acknowledgements back through a webhook: the pagers, and Slack, whose
-     * messages then carry an Acknowledge button (its app's signing secret signs the clicks).
+     * The types whose service can report acknowledgements back through a webhook: the pagers, Slack, whose
+     * messages then carry an Acknowledge button (its app's signing secret signs the clicks), and the chat bots
+     * without callbacks, whose messages then carry a link signed with the secret.
      */
-    static final List<String> HOOK_TYPES = List.of("pagerduty", "opsgenie", "slack");
+    static final List<String> HOOK_TYPES = List.of("pagerduty", "opsgenie", "slack", "feishu", "dingtalk", "wecom");
 
     private final String file;
     private final SecretSource secrets;
@@ -143,10 +145,10 @@ final class ReceiverReader {
         if (mention == null) {
             return;
         }
-        Made made = factory(lower, label, fields, path, m, mention);
         int before = diagnostics.size();
         Secret webhookSecret = webhookSecret(keys.get("webhookSecret"), values, lower, path, m);
         boolean hookOk = diagnostics.size() == before;
+        Made made = factory(lower, label, fields, path, m, mention, webhookSecret);
         diagnostics.addAll(afterEach.apply(path, m));
         List<DigestSchedule> digests = digests(keys.get("digest"), lower);
         if (made != null && name != null && digests != null && hookOk) {
@@ -189,6 +191,11 @@ final class ReceiverReader {
         return ok ? out : null;
     }
 
+    /** The signed acknowledge link of a chat bot without callbacks, pointing at the gateway; null without a secret. */
+    private static AckLink ackLink(Wiring w, String name, Secret secret) {
+        return secret == null ? null : new AckLink(w.externalUrl(), name, secret.reveal(), AckLink.DEFAULT_TTL);
+    }
+
     /** The receiver's digest schedules (none without {@code digest:}); null when one is wrong. */
     private List<DigestSchedule> digests(NodeTuple entry, String type) {
         if (entry == null) {
@@ -229,28 +236,30 @@ final class ReceiverReader {
     }
 
     private Made factory(String type, String name, Map<Object, Object> fields, String path, MappingNode node,
-                         List<MentionRef> mention) {
+                         List<MentionRef> mention, Secret hookSecret) {
         return switch (type) {
             case "slack" -> chat(SlackConfig.parse(fields, path, secrets), path, node,
                     c -> w -> SlackReceiver.create(w.vertx(), w.client(), name, c,
                             OnCallMentions.of(w.roster(), mention, "slack", InstantSource.system()),
-                            node.getValue().stream().anyMatch(t -> t.getKeyNode() instanceof ScalarNode k
-                                    && k.getValue().equals("webhookSecret"))),
+                            hookSecret != null),
                     c -> w -> SlackReportTarget.create(w.vertx(), w.client(), name, c));
             case "teams" -> chat(TeamsConfig.parse(fields, path, secrets), path, node,
                     c -> w -> TeamsReceiver.create(w.vertx(), w.client(), name, c),
                     c -> w -> TeamsReportTarget.create(w.vertx(), w.client(), name, c));
             case "feishu" -> chat(FeishuConfig.parse(fields, path, secrets), path, node,
                     c -> w -> FeishuReceiver.create(w.vertx(), w.client(), name, c,
-                            OnCallMentions.of(w.roster(), mention, "feishu", InstantSource.system())),
+                            OnCallMentions.of(w.roster(), mention, "feishu", InstantSource.system()),
+                            ackLink(w, name, hookSecret)),
                     c -> w -> FeishuReportTarget.create(w.vertx(), w.client(), name, c));
             case "dingtalk" -> chat(DingTalkConfig.parse(fields, path, secrets), path, node,
                     c -> w -> DingTalkReceiver.create(w.vertx(), w.client(), name, c,
-                            OnCallMentions.of(w.roster(), mention, "dingtalk", InstantSource.system())),
+                            OnCallMentions.of(w.roster(), mention, "dingtalk", InstantSource.system()),
+                            ackLink(w, name, hookSecret)),
                     c -> w -> DingTalkReportTarget.create(w.vertx(), w.client(), name, c));
             case "wecom" -> chat(WeComConfig.parse(fields, path, secrets), path, node,
                     c -> w -> WeComReceiver.create(w.vertx(), w.client(), name, c,
-                            OnCallMentions.of(w.roster(), mention, "wecom", InstantSource.system())),
+                            OnCallMentions.of(w.roster(), mention, "wecom", InstantSource.system()),
+                            ackLink(w, name, hookSecret)),
                     c -> w -> WeComReportTarget.create(w.vertx(), w.client(), name, c));
             case "pagerduty" -> made(parsed(PagerDutyConfig.parse(fields, path, secrets), path, node,
                     c -> w -> PagerDutyReceiver.create(w.vertx(), w.client(), name, c)));

@@ -38,10 +38,12 @@ class MentionConfigTest {
         AlertingLoad load = AlertingFile.load(Path.of("../examples/oncall/alerting.yml"), SecretSource.ofEnv(Map.of(
                 "FEISHU_WEBHOOK_URL", "https://open.feishu.cn/open-apis/bot/v2/hook/t", "FEISHU_SIGNING_SECRET", "s",
                 "DINGTALK_WEBHOOK_URL", "https://oapi.dingtalk.com/robot/send?access_token=t",
-                "DINGTALK_SECRET", "SECabc", "SLACK_WEBHOOK_URL", "https://hooks.slack.com/services/T1/B1/X1")),
-                null);
+                "DINGTALK_SECRET", "SECabc", "SLACK_WEBHOOK_URL", "https://hooks.slack.com/services/T1/B1/X1",
+                "SLACK_SIGNING_SECRET", "8f742231b10e8888abcd99yyyzzz85a5", "GPUWATCH_LINK_SECRET", "l1nk")), null);
         assertTrue(load.ok(), load.diagnostics().toString());
         assertEquals(List.of(), load.diagnostics());
+        assertEquals(List.of("gpu-feishu/FEISHU", "gpu-slack/SLACK"), load.pagerHooks().stream()
+                .map(h -> h.receiver() + "/" + h.service()).toList());
         List<MentionRef> refs = load.receivers().stream().flatMap(r -> r.mentions().stream()).toList();
         assertEquals(List.of("gpu-platform/primary", "gpu-platform/primary", "gpu-platform/secondary",
                 "gpu-follow-the-sun"), refs.stream().map(MentionRef::toString).toList());
@@ -124,5 +126,23 @@ class MentionConfigTest {
                 "a.yml:9:15: error: `mention` takes schedule layers such as `gpu-platform/primary` (or "
                         + "`gpu-platform` for its first layer)"),
                 load.errors().stream().map(Diagnostic::toString).toList());
+    }
+
+    @Test
+    void aChatBotWithAWebhookSecretSignsAcknowledgeLinks() {
+        AlertingLoad load = AlertingFile.parse("a.yml", """
+                receivers:
+                  - name: gpu-feishu
+                    type: feishu
+                    url: {env: FEISHU}
+                    webhookSecret: {env: LINK_SECRET}
+                route:
+                  receiver: gpu-feishu
+                """, SecretSource.ofEnv(Map.of("FEISHU", "https://open.feishu.cn/open-apis/bot/v2/hook/t",
+                "LINK_SECRET", "link-signing-secret")), null);
+        assertTrue(load.ok(), load.diagnostics().toString());
+        assertEquals(1, load.pagerHooks().size());
+        assertEquals(io.gpuwatch.gateway.ack.PagerHook.Service.FEISHU, load.pagerHooks().get(0).service());
+        assertEquals("ack-link", load.pagerHooks().get(0).service().path());
     }
 }

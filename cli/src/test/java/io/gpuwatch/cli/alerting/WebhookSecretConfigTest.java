@@ -93,7 +93,7 @@ class WebhookSecretConfigTest {
                 """);
         assertFalse(load.ok());
         assertEquals(List.of("a.yml:5:5: error: `webhookSecret` is for receivers whose service reports "
-                + "acknowledgements back (pagerduty, opsgenie, slack), not webhook"),
+                + "acknowledgements back (pagerduty, opsgenie, slack, feishu, dingtalk, wecom), not webhook"),
                 load.errors().stream().map(Diagnostic::toString).toList());
     }
 

@@ -8,17 +8,25 @@ import java.util.Objects;
 /**
  * A paging or chat service may tell the gateway that the receiver {@code receiver}'s alerts were acknowledged
  * there, proving it with {@code secret}: PagerDuty signs its V3 webhooks with it, Opsgenie sends it in a header,
- * Slack signs the button clicks of its messages with the app's signing secret. {@code toString} shows where the
- * secret came from, never the secret.
+ * Slack signs the button clicks of its messages with the app's signing secret, and Feishu, DingTalk and WeCom
+ * messages carry links signed with it. {@code toString} shows where the secret came from, never the secret.
  */
 public record PagerHook(String receiver, Service service, Secret secret) {
     /** The services whose acknowledgements the gateway takes. */
     public enum Service {
-        PAGERDUTY, OPSGENIE, SLACK;
+        PAGERDUTY, OPSGENIE, SLACK, FEISHU, DINGTALK, WECOM;
 
-        /** The last part of this service's webhook path, e.g. {@code pagerduty-webhook}. */
+        /**
+         * The last part of this service's webhook path, e.g. {@code pagerduty-webhook}; the chat bots without
+         * callbacks share {@code ack-link}, the signed link their messages carry.
+         */
         public String path() {
-            return name().toLowerCase(Locale.ROOT) + "-webhook";
+            return signsLinks() ? "ack-link" : name().toLowerCase(Locale.ROOT) + "-webhook";
+        }
+
+        /** True for the chat bots whose messages carry a signed acknowledge link instead of a callback. */
+        public boolean signsLinks() {
+            return this == FEISHU || this == DINGTALK || this == WECOM;
         }
     }
 

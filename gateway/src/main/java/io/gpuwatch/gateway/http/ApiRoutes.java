@@ -52,6 +52,7 @@ public final class ApiRoutes {
         // the webhooks go first: a paging service signs its calls and holds no API token
         new PagerWebhooks(gateway, acks).mount(router);
         new ChatActions(gateway, acks).mount(router);
+        new AckLinks(gateway, acks).mount(router);
         new AlertRoutes(gateway, acks, changes).mount(router, guard);
         // after the alert routes, so /api/v1/alerts/history is not taken for a fingerprint
         new AlertDetailRoutes(gateway).mount(router, guard);

@@ -23,19 +23,22 @@ final class DingTalkMessage {
 
     /**
      * The message, mentioning each of {@code mentions} (mobile numbers): DingTalk rings a number listed in
-     * {@code at.atMobiles} only when {@code @number} is in the text too, so both carry it.
+     * {@code at.atMobiles} only when {@code @number} is in the text too, so both carry it; with an
+     * {@code ackLink} (not null) the text ends with an Acknowledge link.
      */
-    static Optional<Buffer> build(Digest digest, List<String> mentions) {
+    static Optional<Buffer> build(Digest digest, List<String> mentions, String ackLink) {
         String preview = digest.plainTitle(TITLE);
         String heading = digest.title(TITLE);
         return digest.fit(kept -> message(preview.isEmpty() ? FALLBACK_TITLE : preview,
-                        heading.isEmpty() ? FALLBACK_TITLE : heading, kept, mentions),
+                        heading.isEmpty() ? FALLBACK_TITLE : heading, kept, mentions, ackLink),
                 body -> body.length() <= MAX_BODY_BYTES);
     }
 
     // The preview is shown as typed; the heading is markdown, so it carries the escaped title.
-    private static Buffer message(String preview, String heading, List<String> entries, List<String> mentions) {
-        String text = "### " + heading + "\n\n" + String.join("\n", entries.stream().filter(e -> !e.isBlank()).toList());
+    private static Buffer message(String preview, String heading, List<String> entries, List<String> mentions,
+                                  String ackLink) {
+        String text = "### " + heading + "\n\n" + String.join("\n", entries.stream().filter(e -> !e.isBlank()).toList())
+                + (ackLink == null ? "" : "\n\n[Acknowledge](" + ackLink + ")");
         JsonObject message = new JsonObject()
                 .put("msgtype", "markdown");
         if (mentions.isEmpty()) {

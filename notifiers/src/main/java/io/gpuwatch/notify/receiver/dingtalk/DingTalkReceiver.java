@@ -7,6 +7,7 @@ import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.retry.Outcome;
 import io.gpuwatch.notify.retry.Pause;
+import io.gpuwatch.notify.acklink.AckLink;
 import io.gpuwatch.notify.oncall.OnCall;
 import io.gpuwatch.notify.render.Markup;
 import io.vertx.core.Future;
@@ -38,6 +39,7 @@ public final class DingTalkReceiver implements Receiver {
     private final DingTalkConfig config;
     private final ChatDelivery delivery;
     private final OnCall onCall;
+    private final AckLink ackLink;
     private final InstantSource clock;
 
     /** A receiver with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
@@ -49,7 +51,17 @@ public final class DingTalkReceiver implements Receiver {
     /** A receiver whose firing messages mention whoever {@code onCall} names at the time of sending. */
     public DingTalkReceiver(String name, DingTalkConfig config, WebClient client, RandomGenerator random, Pause pause,
             InstantSource clock, OnCall onCall) {
+        this(name, config, client, random, pause, clock, onCall, null);
+    }
+
+    /**
+     * A receiver whose firing messages mention whoever {@code onCall} names and, with an {@code ackLink}, carry a
+     * signed link that acknowledges their firing alerts (this bot gives no callback for a button).
+     */
+    public DingTalkReceiver(String name, DingTalkConfig config, WebClient client, RandomGenerator random, Pause pause,
+            InstantSource clock, OnCall onCall, AckLink ackLink) {
         this.onCall = Objects.requireNonNull(onCall, "onCall");
+        this.ackLink = ackLink;
         this.name = Objects.requireNonNull(name, "name");
         this.config = Objects.requireNonNull(config, "config");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -66,8 +78,14 @@ public final class DingTalkReceiver implements Receiver {
     /** A receiver pausing on Vert.x timers whose firing messages mention whoever {@code onCall} names. */
     public static DingTalkReceiver create(Vertx vertx, WebClient client, String name, DingTalkConfig config,
                                       OnCall onCall) {
+        return create(vertx, client, name, config, onCall, null);
+    }
+
+    /** As {@link #create(Vertx, WebClient, String, DingTalkConfig, OnCall)}, with a signed acknowledge link if given. */
+    public static DingTalkReceiver create(Vertx vertx, WebClient client, String name, DingTalkConfig config,
+                                      OnCall onCall, AckLink ackLink) {
         return new DingTalkReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system(),
-                onCall);
+                onCall, ackLink);
     }
 
     @Override
@@ -83,7 +101,7 @@ public final class DingTalkReceiver implements Receiver {
         Optional<Buffer> body;
         try {
             body = DingTalkMessage.build(config.settings().layout().render(batch, Markup.LOOKALIKE),
-                    onCall.addressesFor(batch));
+                    onCall.addressesFor(batch), link(batch));
         } catch (RuntimeException e) {
             return Future.failedFuture(new DeliveryFailure(name, 0,
                     "could not render the message: " + e.getClass().getSimpleName(), false));
@@ -128,5 +146,12 @@ public final class DingTalkReceiver implements Receiver {
             case 300001 -> " (access token or parameter invalid)";
             default -> "";
         };
+    }
+
+    /** The signed link acknowledging the batch's firing alerts, or null without one or without a firing alert. */
+    private String link(List<Notification> batch) {
+        List<String> firing = batch.stream().filter(n -> n.status() == Notification.Status.FIRING)
+                .map(Notification::fingerprint).toList();
+        return ackLink == null || firing.isEmpty() ? null : ackLink.url(firing, clock.instant());
     }
 }

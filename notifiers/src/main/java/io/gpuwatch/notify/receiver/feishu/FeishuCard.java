@@ -21,14 +21,19 @@ final class FeishuCard {
     private FeishuCard() {
     }
 
-    /** The card, ending with a block that mentions each of {@code mentions} (open_ids) when there are any. */
-    static Optional<JsonObject> build(Digest digest, boolean firing, List<String> mentions) {
+    /**
+     * The card, ending with a block that mentions each of {@code mentions} (open_ids) when there are any, and an
+     * Acknowledge button opening {@code ackLink} when it is not null.
+     */
+    static Optional<JsonObject> build(Digest digest, boolean firing, List<String> mentions, String ackLink) {
         String title = digest.plainTitle(TITLE);
-        return digest.fit(kept -> card(title.isEmpty() ? "gpuwatch alerts" : title, firing, kept, mentions),
+        return digest.fit(kept -> card(title.isEmpty() ? "gpuwatch alerts" : title, firing, kept, mentions,
+                        ackLink),
                 card -> card.toBuffer().length() <= MAX_BODY_BYTES - SIGNATURE_BYTES);
     }
 
-    private static JsonObject card(String title, boolean firing, List<String> entries, List<String> mentions) {
+    private static JsonObject card(String title, boolean firing, List<String> entries, List<String> mentions,
+                                   String ackLink) {
         JsonArray elements = new JsonArray();
         String text = String.join("\n", entries.stream().filter(e -> !e.isBlank()).toList());
         if (!text.isEmpty()) {
@@ -40,6 +45,12 @@ final class FeishuCard {
             elements.add(new JsonObject().put("tag", "div").put("text", new JsonObject().put("tag", "lark_md")
                     .put("content", "On call: " + String.join(" ", mentions.stream()
                             .map(id -> "<at id=" + id + "></at>").toList()))));
+        }
+        if (ackLink != null) {
+            // a custom bot's button can only open a link; the link itself is signed (AckLink)
+            elements.add(new JsonObject().put("tag", "action").put("actions", new JsonArray().add(new JsonObject()
+                    .put("tag", "button").put("type", "primary").put("url", ackLink)
+                    .put("text", new JsonObject().put("tag", "plain_text").put("content", "Acknowledge")))));
         }
         return new JsonObject()
                 .put("msg_type", "interactive")

@@ -7,6 +7,7 @@ import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.retry.Outcome;
 import io.gpuwatch.notify.retry.Pause;
+import io.gpuwatch.notify.acklink.AckLink;
 import io.gpuwatch.notify.oncall.OnCall;
 import io.gpuwatch.notify.render.Markup;
 import io.vertx.core.Future;
@@ -37,6 +38,7 @@ public final class FeishuReceiver implements Receiver {
     private final FeishuConfig config;
     private final ChatDelivery delivery;
     private final OnCall onCall;
+    private final AckLink ackLink;
     private final InstantSource clock;
 
     /** A receiver with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
@@ -48,7 +50,17 @@ public final class FeishuReceiver implements Receiver {
     /** A receiver whose firing messages mention whoever {@code onCall} names at the time of sending. */
     public FeishuReceiver(String name, FeishuConfig config, WebClient client, RandomGenerator random, Pause pause,
             InstantSource clock, OnCall onCall) {
+        this(name, config, client, random, pause, clock, onCall, null);
+    }
+
+    /**
+     * A receiver whose firing messages mention whoever {@code onCall} names and, with an {@code ackLink}, carry a
+     * signed link that acknowledges their firing alerts (this bot gives no callback for a button).
+     */
+    public FeishuReceiver(String name, FeishuConfig config, WebClient client, RandomGenerator random, Pause pause,
+            InstantSource clock, OnCall onCall, AckLink ackLink) {
         this.onCall = Objects.requireNonNull(onCall, "onCall");
+        this.ackLink = ackLink;
         this.name = Objects.requireNonNull(name, "name");
         this.config = Objects.requireNonNull(config, "config");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -65,8 +77,14 @@ public final class FeishuReceiver implements Receiver {
     /** A receiver pausing on Vert.x timers whose firing messages mention whoever {@code onCall} names. */
     public static FeishuReceiver create(Vertx vertx, WebClient client, String name, FeishuConfig config,
                                       OnCall onCall) {
+        return create(vertx, client, name, config, onCall, null);
+    }
+
+    /** As {@link #create(Vertx, WebClient, String, FeishuConfig, OnCall)}, with a signed acknowledge link if given. */
+    public static FeishuReceiver create(Vertx vertx, WebClient client, String name, FeishuConfig config,
+                                      OnCall onCall, AckLink ackLink) {
         return new FeishuReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system(),
-                onCall);
+                onCall, ackLink);
     }
 
     @Override
@@ -83,7 +101,7 @@ public final class FeishuReceiver implements Receiver {
         try {
             boolean firing = batch.stream().anyMatch(n -> n.status() == Notification.Status.FIRING);
             card = FeishuCard.build(config.settings().layout().render(batch, Markup.LARK_MD), firing,
-                    firing ? onCall.addresses() : List.of());
+                    firing ? onCall.addresses() : List.of(), link(batch));
         } catch (RuntimeException e) {
             return Future.failedFuture(new DeliveryFailure(name, 0,
                     "could not render the card: " + e.getClass().getSimpleName(), false));
@@ -144,5 +162,12 @@ public final class FeishuReceiver implements Receiver {
             case 11232 -> " (frequency limit)";
             default -> "";
         };
+    }
+
+    /** The signed link acknowledging the batch's firing alerts, or null without one or without a firing alert. */
+    private String link(List<Notification> batch) {
+        List<String> firing = batch.stream().filter(n -> n.status() == Notification.Status.FIRING)
+                .map(Notification::fingerprint).toList();
+        return ackLink == null || firing.isEmpty() ? null : ackLink.url(firing, clock.instant());
     }
 }

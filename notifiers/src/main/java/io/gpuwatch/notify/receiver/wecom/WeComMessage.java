@@ -19,13 +19,16 @@ final class WeComMessage {
     private WeComMessage() {
     }
 
-    /** The message, ending with a line that mentions each of {@code mentions} (userids) when there are any. */
-    static JsonObject build(Digest digest, List<String> mentions) {
+    /**
+     * The message, ending with an Acknowledge link to {@code ackLink} when it is not null and a line that mentions
+     * each of {@code mentions} (userids) when there are any.
+     */
+    static JsonObject build(Digest digest, List<String> mentions, String ackLink) {
         String title = digest.title(TITLE);
         String head = "**" + (title.isEmpty() ? "gpuwatch alerts" : title) + "**";
         // the mention line is kept whole: the entries are cut to leave room for it
-        String tail = mentions.isEmpty() ? ""
-                : "\nOn call: " + String.join(" ", mentions.stream().map(id -> "<@" + id + ">").toList());
+        String tail = (ackLink == null ? "" : "\n[Acknowledge](" + ackLink + ")") + (mentions.isEmpty() ? ""
+                : "\nOn call: " + String.join(" ", mentions.stream().map(id -> "<@" + id + ">").toList()));
         List<Text> entries = digest.entries().stream().filter(e -> !e.isBlank()).toList();
         String content = (entries.isEmpty() ? head
                 : head + "\n" + Truncation.join(entries, digest.markup(), "\n",

@@ -7,6 +7,7 @@ import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.retry.Outcome;
 import io.gpuwatch.notify.retry.Pause;
+import io.gpuwatch.notify.acklink.AckLink;
 import io.gpuwatch.notify.oncall.OnCall;
 import io.gpuwatch.notify.render.Markup;
 import io.vertx.core.Future;
@@ -34,7 +35,9 @@ public final class WeComReceiver implements Receiver {
     private final String name;
     private final WeComConfig config;
     private final ChatDelivery delivery;
+    private final InstantSource clock;
     private final OnCall onCall;
+    private final AckLink ackLink;
 
     /** A receiver with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
     public WeComReceiver(String name, WeComConfig config, WebClient client, RandomGenerator random, Pause pause,
@@ -45,9 +48,20 @@ public final class WeComReceiver implements Receiver {
     /** A receiver whose firing messages mention whoever {@code onCall} names at the time of sending. */
     public WeComReceiver(String name, WeComConfig config, WebClient client, RandomGenerator random, Pause pause,
             InstantSource clock, OnCall onCall) {
+        this(name, config, client, random, pause, clock, onCall, null);
+    }
+
+    /**
+     * A receiver whose firing messages mention whoever {@code onCall} names and, with an {@code ackLink}, carry a
+     * signed link that acknowledges their firing alerts (this bot gives no callback for a button).
+     */
+    public WeComReceiver(String name, WeComConfig config, WebClient client, RandomGenerator random, Pause pause,
+            InstantSource clock, OnCall onCall, AckLink ackLink) {
         this.onCall = Objects.requireNonNull(onCall, "onCall");
+        this.ackLink = ackLink;
         this.name = Objects.requireNonNull(name, "name");
         this.config = Objects.requireNonNull(config, "config");
+        this.clock = Objects.requireNonNull(clock, "clock");
         this.delivery = new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), client, random,
                 pause, clock);
     }
@@ -60,8 +74,14 @@ public final class WeComReceiver implements Receiver {
     /** A receiver pausing on Vert.x timers whose firing messages mention whoever {@code onCall} names. */
     public static WeComReceiver create(Vertx vertx, WebClient client, String name, WeComConfig config,
                                       OnCall onCall) {
+        return create(vertx, client, name, config, onCall, null);
+    }
+
+    /** As {@link #create(Vertx, WebClient, String, WeComConfig, OnCall)}, with a signed acknowledge link if given. */
+    public static WeComReceiver create(Vertx vertx, WebClient client, String name, WeComConfig config,
+                                      OnCall onCall, AckLink ackLink) {
         return new WeComReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system(),
-                onCall);
+                onCall, ackLink);
     }
 
     @Override
@@ -77,7 +97,7 @@ public final class WeComReceiver implements Receiver {
         Buffer body;
         try {
             body = WeComMessage.build(config.settings().layout().render(batch, Markup.LOOKALIKE),
-                    onCall.addressesFor(batch)).toBuffer();
+                    onCall.addressesFor(batch), link(batch)).toBuffer();
         } catch (RuntimeException e) {
             return Future.failedFuture(new DeliveryFailure(name, 0,
                     "could not render the message: " + e.getClass().getSimpleName(), false));
@@ -109,5 +129,12 @@ public final class WeComReceiver implements Receiver {
             case -1 -> " (system busy)";
             default -> "";
         };
+    }
+
+    /** The signed link acknowledging the batch's firing alerts, or null without one or without a firing alert. */
+    private String link(List<Notification> batch) {
+        List<String> firing = batch.stream().filter(n -> n.status() == Notification.Status.FIRING)
+                .map(Notification::fingerprint).toList();
+        return ackLink == null || firing.isEmpty() ? null : ackLink.url(firing, clock.instant());
     }
 }
