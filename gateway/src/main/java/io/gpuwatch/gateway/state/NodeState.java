@@ -146,7 +146,10 @@ public final class NodeState implements ScopeView {
         for (CardState card : cards.values()) {
             images.add(card.image(withWindows));
         }
-        return new NodeImage(name, hello, lastFrameAt, List.copyOf(lost), events.entries(), images,
+        // what silence counts from: a node not heard since a restart keeps the gateway's absence discounted,
+        // or a second restart before its probe is back would count the first one's absence as its silence
+        long silentSince = now < absentUntil ? lastFrameAt + absentMs : lastFrameAt;
+        return new NodeImage(name, hello, silentSince, List.copyOf(lost), events.entries(), images,
                 caughtUp ? Math.max(sampleSeq, lastSeq) : sampleSeq, eventSeq);
     }
 

@@ -51,6 +51,18 @@ class HeldSeqTest {
         fleet.shed("n1", 1000, 7);
         assertEquals(7, fleet.image("n1", false, false).heldSeq(), "a shed sample has nothing to keep");
 
+        // taken back after a restart: until it is heard or the grace ends, its silence does not count the
+        // gateway's absence, and a checkpoint written meanwhile keeps it so (a second restart would count it twice)
+        FleetState restarted = new FleetState();
+        NodeImage held = fleet.image("n1", false, true);
+        restarted.restore(held, 40_000, 61_000 + 15_000);
+        restarted.node("n1").at(61_000);
+        assertEquals(61_000 - 1000 - 40_000, restarted.node("n1").silentForMs());
+        assertEquals(1000 + 40_000, restarted.image("n1", false, true).lastFrameAt(),
+                "silence counts from the last frame plus the gateway's absence");
+        restarted.node("n1").at(77_000);
+        assertEquals(1000, restarted.image("n1", false, true).lastFrameAt(), "after the grace, from the frame");
+
         fleet.hello(hello("b2"), 2000);
         NodeImage rebooted = fleet.image("n1", false, true);
         assertEquals(0, rebooted.heldSeq(), "a new boot starts a new stream");
