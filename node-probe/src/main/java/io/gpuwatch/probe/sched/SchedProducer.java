@@ -8,6 +8,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -104,7 +105,7 @@ public final class SchedProducer {
 
     /** The frames of readings that carry whole queues: one {@code sched} frame each, then the drain events. */
     public static List<Frame> frames(List<QueueReading> readings, DrainNotices drains, long nowMs) {
-        List<Frame> frames = new java.util.ArrayList<>();
+        List<Frame> frames = new ArrayList<>();
         for (QueueReading r : readings) {
             frames.add(QueueFigures.frame(r, nowMs));
         }

@@ -82,7 +82,8 @@ public final class KubeApi {
     public Future<Void> watch(String path, String resourceVersion, Consumer<JsonObject> onEvent) {
         String url = base + path + (path.contains("?") ? "&" : "?") + "watch=true&allowWatchBookmarks=true"
                 + "&timeoutSeconds=" + WATCH_SECONDS + "&resourceVersion=" + resourceVersion;
-        return request(url, 0).compose(resp -> {
+        // bookmarks and the server's own end come well within this; a connection silent for longer is dead
+        return request(url, (WATCH_SECONDS + 60) * 1000L).compose(resp -> {
             if (resp.statusCode() != 200) {
                 return resp.body().compose(body -> Future.failedFuture(httpError(url, resp.statusCode(), body)));
             }

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -122,7 +123,8 @@ public final class KubeCluster {
             if (!pending) {
                 allocated.merge(p.node(), p.gpus(), Integer::sum);
             }
-            String state = pending ? "pending" : p.phase().equals("Running") ? "running" : p.phase().toLowerCase();
+            String state = pending ? "pending" : p.phase().equals("Running") ? "running"
+                    : p.phase().toLowerCase(Locale.ROOT);
             jobs.add(new QueueReading.Job(p.who().task(), p.who().owner(), p.who().business(), state, pending,
                     p.gpus(), 1, p.createdMs(), List.of()));
         }
