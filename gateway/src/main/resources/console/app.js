@@ -149,6 +149,7 @@ function connect() {
   state.events = es;
   es.addEventListener('open', () => $('#live').classList.add('on'));
   es.addEventListener('error', () => $('#live').classList.remove('on'));
+  es.addEventListener('ended', () => showLogin('Your session is over; log in again.'));
   es.addEventListener('alerts', e => {
     const body = JSON.parse(e.data);
     state.alerts = body.alerts;

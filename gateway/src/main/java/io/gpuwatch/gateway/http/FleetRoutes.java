@@ -27,6 +27,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.BiFunction;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The fleet as the console draws it (docs/api.md, Fleet): every card's value of one metric in a compact
@@ -185,7 +186,7 @@ final class FleetRoutes {
             }
         }
         JsonArray alerts = new JsonArray();
-        java.util.stream.Stream.concat(gateway.ledger().live().stream(), gateway.ledger().history().stream())
+        Stream.concat(gateway.ledger().live().stream(), gateway.ledger().history().stream())
                 .filter(a -> onCard(a, node.name(), c.uuid()))
                 .filter(a -> a.resolvedAt() == 0 || now - a.resolvedAt() <= HOUR_MS)
                 .forEach(a -> alerts.add(new JsonObject().put("fingerprint", a.fingerprint()).put("rule", a.rule())
