@@ -17,8 +17,9 @@ import java.util.function.BooleanSupplier;
  * Live updates for the console, as server-sent events ({@code GET /api/v1/events}): an {@code alerts} event with
  * every live and pending alert, as {@code GET /api/v1/alerts} lists them, whenever any of them changes (checked
  * every {@value #CHECK_MS} ms), and a {@code fleet} event every {@value #FLEET_MS} ms saying the fleet's readings
- * moved on; an {@code ended} event closes it once its session or token no longer lets it in. A browser's {@code EventSource} sends the session cookie, which is how the console authenticates it.
- * Runs on the gateway's event loop.
+ * moved on; an {@code ended} event closes it once its session or token no longer lets it in. A browser's
+ * {@code EventSource} sends the session cookie, which is how the console authenticates it. Runs on the gateway's
+ * event loop.
  */
 final class EventStream {
     static final long CHECK_MS = 1_000;

@@ -75,8 +75,9 @@ final class FleetRoutes {
     }
 
     /**
-     * Every card of every node (or of {@code node}) with its value of {@code metric} ({@code gpuUtil} unless given), its task, owner
-     * and business as indexes into {@code strings}, and the most urgent live alert on it; compact, about 83
+     * Every card of every node (or of {@code node}) with its value of {@code metric} ({@code gpuUtil} unless
+     * given), its task, owner and business as indexes into {@code strings}, and the most urgent live alert on it;
+     * compact, about 83
      * bytes a card.
      */
     private void fleet(RoutingContext ctx) {
@@ -154,7 +155,7 @@ final class FleetRoutes {
                 .put("strings", table).put("nodes", nodes).encode();
     }
 
-    /** One card: facts, attribution, latest values, its last hour in {@link CardTrail#SLOT_MS} slots, events, alerts. */
+    /** One card: facts, attribution, latest values, its hour in {@link CardTrail#SLOT_MS} slots, events, alerts. */
     private void card(RoutingContext ctx) {
         NodeState node = gateway.fleet().node(ctx.pathParam("node"));
         CardState c = node == null ? null : node.card(ctx.pathParam("uuid"));
