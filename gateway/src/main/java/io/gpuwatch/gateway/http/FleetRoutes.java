@@ -77,8 +77,7 @@ final class FleetRoutes {
     /**
      * Every card of every node (or of {@code node}) with its value of {@code metric} ({@code gpuUtil} unless
      * given), its task, owner and business as indexes into {@code strings}, and the most urgent live alert on it;
-     * compact, about 83
-     * bytes a card.
+     * compact, about 83 bytes a card.
      */
     private void fleet(RoutingContext ctx) {
         String key = ctx.queryParam("metric").isEmpty() ? "gpuUtil" : ctx.queryParam("metric").get(0);
