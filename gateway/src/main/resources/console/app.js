@@ -149,6 +149,7 @@ function connect() {
   state.events = es;
   es.addEventListener('open', () => $('#live').classList.add('on'));
   es.addEventListener('error', () => $('#live').classList.remove('on'));
+  es.addEventListener('ended', () => showLogin('Your session is over; log in again.'));
   es.addEventListener('alerts', e => {
     const body = JSON.parse(e.data);
     state.alerts = body.alerts;
@@ -599,7 +600,7 @@ async function renderRules() {
       ${reload.diagnostics.length ? `<pre class="md">${esc(reload.diagnostics.map(d => d.text).join('\n'))}</pre>` : ''}` : '<p class="muted">A fixed rule set (no rule files to reload).</p>'}
     ${[...byGroup].map(([g, list]) => `<section class="group"><h3>${esc(g || '(no group)')}</h3><table>
       <tr><th>rule</th><th>layer</th><th>scope</th><th>severity</th><th>pending</th><th>firing</th><th>evaluation µs (mean, last)</th><th>where</th></tr>
-      ${list.map(x => `<tr><td><strong>${esc(x.name)}</strong>${x.disabled ? `<div class="error">disabled: ${esc(x.disabledReason)}</div>` : ''}<div class="mono muted">${esc(x.when)}</div></td>
+      ${list.map(x => `<tr><td><strong>${esc(x.name)}</strong>${x.disabled ? `<div class="error">disabled: ${esc(x.disabledReason)}</div>` : ''}${x.error ? `<div class="error">${esc(x.error)}</div>` : ''}<div class="mono muted">${esc(x.when)}</div></td>
         <td>${esc(x.layer)}</td><td>${esc(x.scope)}</td><td><span class="sev ${esc(x.severity)}">${esc(x.severity)}</span></td>
         <td>${x.pending ?? 0}</td><td>${x.firing ?? 0}</td>
         <td title="${esc(x.evaluations)} evaluations since the rules were loaded">${x.evaluations ? `${short(x.meanEvaluationMicros)}, ${short(x.lastEvaluationMicros)}` : '—'}</td>

@@ -123,6 +123,17 @@ public final class AccessGuard {
         return false;
     }
 
+    /**
+     * Whether {@code c}, let through earlier, would still be: its session still valid (not kept alive by asking),
+     * or its token still in the file. For a stream that stays open after the check that let it in.
+     */
+    boolean stillAllowed(Caller c) {
+        if (c.session() != null) {
+            return sessions.peek(c.session().id()).isPresent();
+        }
+        return c.name().equals(Caller.LOCAL) || access.tokens().get().named(c.name()).isPresent();
+    }
+
     /** Answers a browser's preflight: allowed for a listed origin only. */
     void preflight(RoutingContext ctx) {
         String origin = ctx.request().getHeader("Origin");

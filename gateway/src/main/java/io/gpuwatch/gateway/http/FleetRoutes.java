@@ -27,6 +27,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.BiFunction;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The fleet as the console draws it (docs/api.md, Fleet): every card's value of one metric in a compact
@@ -74,9 +75,9 @@ final class FleetRoutes {
     }
 
     /**
-     * Every card of every node (or of {@code node}) with its value of {@code metric} ({@code gpuUtil} unless given), its task, owner
-     * and business as indexes into {@code strings}, and the most urgent live alert on it; compact, about 83
-     * bytes a card.
+     * Every card of every node (or of {@code node}) with its value of {@code metric} ({@code gpuUtil} unless
+     * given), its task, owner and business as indexes into {@code strings}, and the most urgent live alert on it;
+     * compact, about 83 bytes a card.
      */
     private void fleet(RoutingContext ctx) {
         String key = ctx.queryParam("metric").isEmpty() ? "gpuUtil" : ctx.queryParam("metric").get(0);
@@ -153,7 +154,7 @@ final class FleetRoutes {
                 .put("strings", table).put("nodes", nodes).encode();
     }
 
-    /** One card: facts, attribution, latest values, its last hour in {@link CardTrail#SLOT_MS} slots, events, alerts. */
+    /** One card: facts, attribution, latest values, its hour in {@link CardTrail#SLOT_MS} slots, events, alerts. */
     private void card(RoutingContext ctx) {
         NodeState node = gateway.fleet().node(ctx.pathParam("node"));
         CardState c = node == null ? null : node.card(ctx.pathParam("uuid"));
@@ -185,7 +186,7 @@ final class FleetRoutes {
             }
         }
         JsonArray alerts = new JsonArray();
-        java.util.stream.Stream.concat(gateway.ledger().live().stream(), gateway.ledger().history().stream())
+        Stream.concat(gateway.ledger().live().stream(), gateway.ledger().history().stream())
                 .filter(a -> onCard(a, node.name(), c.uuid()))
                 .filter(a -> a.resolvedAt() == 0 || now - a.resolvedAt() <= HOUR_MS)
                 .forEach(a -> alerts.add(new JsonObject().put("fingerprint", a.fingerprint()).put("rule", a.rule())

@@ -82,6 +82,7 @@ final class RuleRoutes {
                     .put("evaluations", cost.evaluations())
                     .put("meanEvaluationMicros", cost.meanNanos() / 1000.0)
                     .put("lastEvaluationMicros", cost.lastNanos() / 1000.0)
+                    .put("error", engine.runtimeError(r.name()).map(Diagnostic::toString).orElse(null))
                     .put("disabled", d != null)
                     .put("disabledReason", d == null ? null : d.diagnostic().toString()));
         }

@@ -69,21 +69,29 @@ final class Sessions {
      * now; using it keeps it alive.
      */
     Optional<Found> find(String id) {
+        Optional<Found> found = peek(id);
+        found.ifPresent(f -> lastUsed.put(id, clock.millis()));
+        return found;
+    }
+
+    /**
+     * Like {@link #find} but without keeping the session alive: for a stream that stays open, which must not keep
+     * a forgotten tab's session from going idle.
+     */
+    Optional<Found> peek(String id) {
         if (id == null) {
             return Optional.empty();
         }
         Session s = byId.get(id);
-        long now = clock.millis();
         if (s == null) {
             return Optional.empty();
         }
         Optional<ApiTokens.Entry> entry = tokens.get().named(s.name());
-        if (now - lastUsed.get(id) > IDLE_MS || entry.isEmpty()
+        if (clock.millis() - lastUsed.get(id) > IDLE_MS || entry.isEmpty()
                 || !MessageDigest.isEqual(entry.get().hash(), s.tokenHash())) {
             end(id);
             return Optional.empty();
         }
-        lastUsed.put(id, now);
         return Optional.of(new Found(s, entry.get().role()));
     }
 

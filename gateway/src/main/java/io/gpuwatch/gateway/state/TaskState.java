@@ -9,6 +9,7 @@ import io.gpuwatch.rules.scope.ScopeView;
 import io.gpuwatch.rules.scope.Series;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -98,7 +99,7 @@ public final class TaskState extends CardPool {
 
     private static double[] nanArray(int n) {
         double[] a = new double[n];
-        java.util.Arrays.fill(a, Double.NaN);
+        Arrays.fill(a, Double.NaN);
         return a;
     }
 

@@ -16,8 +16,10 @@ import io.gpuwatch.protocol.Sample;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -46,7 +48,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The console's side of the gateway over real HTTP: its files from the jar, login to a session cookie with the
  * attributes that keep it from scripts and other sites, the CSRF token a change with it must carry, logout,
- * expiry and revocation, and the fleet, card and task endpoints it draws from.
+ * expiry and revocation, the live stream, the fleet, card and task endpoints it draws from, and the rule preview.
  */
 @ExtendWith(VertxExtension.class)
 class ConsoleApiTest {
@@ -312,5 +314,34 @@ class ConsoleApiTest {
                 .contains("preview.yml:"), bad.bodyAsString());
         assertEquals(403, await(call(HttpMethod.POST, "/api/v1/rules/preview").bearerTokenAuthentication(VIEWER)
                 .sendJsonObject(new JsonObject().put("rules", rule))).statusCode());
+    }
+
+    @Test
+    void theLiveStreamSendsTheAlertsAndEndsWithItsSession(Vertx vertx) throws Exception {
+        Login ana = login(OPERATOR);
+        StringBuilder got = new StringBuilder();
+        Promise<Void> first = Promise.promise();
+        Promise<Void> ended = Promise.promise();
+        HttpClient http = vertx.createHttpClient();
+        await(http.request(HttpMethod.GET, g.port(), "127.0.0.1", "/api/v1/events")
+                .compose(req -> req.putHeader("Cookie", ana.cookie()).send())
+                .onSuccess(res -> {
+                    assertEquals("text/event-stream; charset=utf-8", res.getHeader("Content-Type"));
+                    res.handler(chunk -> {
+                        got.append(chunk.toString());
+                        if (got.indexOf("event: alerts") >= 0) {
+                            first.tryComplete();
+                        }
+                    });
+                    res.endHandler(v -> ended.tryComplete());
+                }));
+        await(first.future());
+        assertTrue(got.toString().contains("data: {\"alerts\":[],\"total\":0}"), got.toString());
+        assertEquals(200, await(call(HttpMethod.DELETE, "/api/v1/session").putHeader("Cookie", ana.cookie())
+                .putHeader("X-CSRF-Token", ana.csrf()).send()).statusCode());
+        await(ended.future());
+        assertTrue(got.toString().endsWith("event: ended\ndata: {}\n\n"), got.toString());
+        assertEquals(401, await(call(HttpMethod.GET, "/api/v1/events").putHeader("Cookie", ana.cookie()).send())
+                .statusCode());
     }
 }

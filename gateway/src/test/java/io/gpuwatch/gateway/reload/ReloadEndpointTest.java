@@ -80,7 +80,7 @@ class ReloadEndpointTest {
         assertEquals(new JsonObject().put("name", "hot").put("group", "t").put("layer", "device")
                 .put("scope", "card").put("severity", "ticket").put("file", a).put("line", 5)
                 .put("location", a + ":5").put("when", "tempC > 90").put("forSeconds", 0.0)
-                .put("keepFiringForSeconds", 0.0).put("pending", 0).put("firing", 1)
+                .put("keepFiringForSeconds", 0.0).put("pending", 0).put("firing", 1).putNull("error")
                 .put("disabled", false).putNull("disabledReason"), hot);
 
         Files.writeString(dir.resolve("a.yml"), RuleReloaderTest.HEAD + RuleReloaderTest.HOT

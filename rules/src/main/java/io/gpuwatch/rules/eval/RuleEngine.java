@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Consumer;
@@ -475,6 +476,11 @@ public final class RuleEngine {
     /** The latest evaluation failure of each rule that has failed, at its {@code when}. */
     public List<Diagnostic> runtimeErrors() {
         return new ArrayList<>(errors.values());
+    }
+
+    /** The latest evaluation failure of the rule called {@code ruleName}, if it has failed. */
+    public Optional<Diagnostic> runtimeError(String ruleName) {
+        return Optional.ofNullable(errors.get(ruleName));
     }
 
     /** The rules disabled now for overrunning the budget, in the order it happened. */

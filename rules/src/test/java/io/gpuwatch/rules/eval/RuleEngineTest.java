@@ -245,6 +245,8 @@ class RuleEngineTest {
         assertEquals(1, errors.size());
         assertEquals("e.yml:6:11: error: rule `broken` on card/n1/GPU-1: when failed: IllegalStateException: "
                 + "attribution unavailable", errors.get(0).toString());
+        assertEquals(errors.get(0), engine.runtimeError("broken").orElseThrow(), "found by the rule's name");
+        assertTrue(engine.runtimeError("fine").isEmpty());
     }
 
     @Test
