@@ -80,10 +80,13 @@ public final class Nvml {
     // a driver that lacks a newer version of a query lacks it for every card: ask for the old one straight away
     private volatile boolean memoryV1Only;
     private volatile boolean throttleReasonsOnly;
+    // NVLink state and counters through NvlinkCalls, bound to this library
+    private final boolean directNvlink;
 
     private Nvml(NvmlLibrary lib, String library) {
         this.lib = lib;
         this.library = library;
+        this.directNvlink = NvlinkCalls.bind(library);
     }
 
     /** The library named by {@value #LIBRARY_PROPERTY}, else {@value #DEFAULT_LIBRARY}. */
@@ -328,14 +331,18 @@ public final class Nvml {
 
     public NvmlResult<Boolean> nvlinkActive(NvmlDevice d, int link) {
         IntByReference active = SCRATCH.get().ints[0];
-        return call("nvmlDeviceGetNvLinkState", () -> lib.nvmlDeviceGetNvLinkState(d.handle(), link, active),
-                () -> active.getValue() != 0);
+        IntSupplier query = directNvlink
+                ? () -> NvlinkCalls.nvmlDeviceGetNvLinkState(d.handle(), link, active)
+                : () -> lib.nvmlDeviceGetNvLinkState(d.handle(), link, active);
+        return call("nvmlDeviceGetNvLinkState", query, () -> active.getValue() != 0);
     }
 
     public NvmlResult<Long> nvlinkErrors(NvmlDevice d, int link, NvlinkCounter counter) {
         LongByReference n = SCRATCH.get().ull;
-        return call("nvmlDeviceGetNvLinkErrorCounter",
-                () -> lib.nvmlDeviceGetNvLinkErrorCounter(d.handle(), link, counter.ordinal(), n), n::getValue);
+        IntSupplier query = directNvlink
+                ? () -> NvlinkCalls.nvmlDeviceGetNvLinkErrorCounter(d.handle(), link, counter.ordinal(), n)
+                : () -> lib.nvmlDeviceGetNvLinkErrorCounter(d.handle(), link, counter.ordinal(), n);
+        return call("nvmlDeviceGetNvLinkErrorCounter", query, n::getValue);
     }
 
     /** The processes with a compute context on the card; see {@link #processes}. */

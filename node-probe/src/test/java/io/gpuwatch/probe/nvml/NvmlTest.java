@@ -7,6 +7,7 @@ import java.nio.file.Path;
 
 import static io.gpuwatch.probe.nvml.Scripts.TWO_CARDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -58,6 +59,31 @@ class NvmlTest {
             assertEquals(NvmlReturn.UNKNOWN, e.code());
             assertEquals("Unknown Error (code 31)", e.message());
             assertInstanceOf(NvmlResult.Ok.class, nvml.powerMilliwatts(((NvmlResult.Ok<NvmlDevice>) nvml.device(1)).value()));
+        } finally {
+            nvml.shutdown();
+        }
+    }
+
+    @Test
+    void nvlinkQueriesReadTheLoadedLibrarysLinksCountersAndErrors() {
+        FakeNvml.load(dir, TWO_CARDS);
+        Nvml nvml = ((NvmlResult.Ok<Nvml>) Nvml.open(FakeNvml.LIBRARY)).value();
+        try {
+            NvmlDevice d = ((NvmlResult.Ok<NvmlDevice>) nvml.device(0)).value();
+            // the queries are direct-mapped into the fake; another library would keep the interface calls
+            assertTrue(NvlinkCalls.bind(FakeNvml.LIBRARY));
+            assertFalse(NvlinkCalls.bind(dir.resolve("other/libnvidia-ml.so.1").toString()));
+
+            assertEquals(NvmlResult.ok(true), nvml.nvlinkActive(d, 1));
+            assertEquals(NvmlResult.ok(false), nvml.nvlinkActive(d, 2));
+            // the fake adds the link's number to its scripted counter (replay 3, CRC data 7)
+            assertEquals(NvmlResult.ok(4L), nvml.nvlinkErrors(d, 1, Nvml.NvlinkCounter.DL_REPLAY));
+            assertEquals(NvmlResult.ok(10L), nvml.nvlinkErrors(d, 3, Nvml.NvlinkCounter.DL_CRC_DATA));
+            assertEquals(NvmlReturn.INVALID_ARGUMENT, nvml.nvlinkActive(d, 4).error().code());
+            assertEquals(new NvmlError(NvmlReturn.INVALID_ARGUMENT, "nvmlDeviceGetNvLinkErrorCounter",
+                    "Invalid Argument"), nvml.nvlinkErrors(d, 9, Nvml.NvlinkCounter.DL_RECOVERY).error());
+            assertEquals(3, FakeNvml.calls("nvmlDeviceGetNvLinkState", 0));
+            assertEquals(3, FakeNvml.calls("nvmlDeviceGetNvLinkErrorCounter", 0));
         } finally {
             nvml.shutdown();
         }
