@@ -468,6 +468,14 @@ final class ProbeCommand implements Callable<Integer> {
 
     /** The uplink settings from --gateway, --token-file and --trust, or null after saying what is wrong. */
     private UplinkConfig uplinkConfig(PrintWriter err) {
+        return uplinkConfig(gateway, tokenFile, trustPem, err);
+    }
+
+    /**
+     * The uplink settings of a producer's --gateway, --token-file and --trust (the probe's and {@code sched}'s),
+     * or null after saying what is wrong.
+     */
+    static UplinkConfig uplinkConfig(List<String> gateway, Path tokenFile, String trustPem, PrintWriter err) {
         List<URI> urls;
         try {
             urls = gatewayUrls(gateway);

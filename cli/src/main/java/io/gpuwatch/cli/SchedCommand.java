@@ -21,12 +21,9 @@ import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
-import java.net.URI;
 import java.net.UnknownHostException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -266,28 +263,7 @@ final class SchedCommand implements Callable<Integer> {
     }
 
     private UplinkConfig uplinkConfig(PrintWriter err) {
-        List<URI> urls;
-        try {
-            urls = ProbeCommand.gatewayUrls(gateway);
-        } catch (IllegalArgumentException e) {
-            err.println("--gateway: " + e.getMessage());
-            err.flush();
-            return null;
-        }
-        String token;
-        try {
-            token = Files.readString(tokenFile, StandardCharsets.UTF_8).strip();
-        } catch (IOException e) {
-            err.println("--token-file: cannot read " + tokenFile + ": " + e.getMessage());
-            err.flush();
-            return null;
-        }
-        if (token.isEmpty()) {
-            err.println("--token-file: " + tokenFile + " is empty");
-            err.flush();
-            return null;
-        }
-        return UplinkConfig.of(urls, token, trustPem);
+        return ProbeCommand.uplinkConfig(gateway, tokenFile, trustPem, err);
     }
 
     private int usage(PrintWriter err, String message) {
