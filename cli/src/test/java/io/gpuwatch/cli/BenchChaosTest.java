@@ -76,8 +76,10 @@ class BenchChaosTest {
     void aWorkDirHoldingAnEarlierRunIsRefusedBeforeAnythingRuns(@TempDir Path used) throws Exception {
         Files.createDirectories(used.resolve("clean/data-0"));
         StringWriter refusal = new StringWriter();
+        Path scenario = Path.of(BenchChaosTest.class.getResource("/chaos/short.yaml").toURI());
         int exit = new CommandLine(new BenchCommand()).setErr(new PrintWriter(refusal, true))
-                .execute("chaos", "--work-dir", used.toString());
+                .execute("chaos", "--scenario", scenario.toString(), "--rules", "../examples/rules", "--work-dir",
+                        used.toString());
         assertEquals(2, exit, refusal.toString());
         assertTrue(refusal.toString().contains("holds an earlier run"), refusal.toString());
     }

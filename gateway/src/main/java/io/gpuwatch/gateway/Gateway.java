@@ -298,10 +298,9 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         long now = clock.millis();
         int skippedWindows = 0;
         int cards = 0;
-        // the gateway's own absence since the checkpoint is not the nodes' silence
-        long absent = now - held.at();
+        // the gateway's own absence since the checkpoint is not the silence of a node that was talking then
         for (NodeImage n : held.nodes()) {
-            skippedWindows += restoreNode(n, absent);
+            skippedWindows += restoreNode(n, absence(n, held.at(), now));
             cards += n.cards().size();
         }
         Set<String> firing = new HashSet<>();
@@ -473,7 +472,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         long graceUntil = clock.millis() + Checkpoint.GRACE_MS;
         for (NodeImage n : loaded.evaluation().nodes()) {
             if (n.name().equals(node)) {
-                restoreNode(n, clock.millis() - loaded.evaluation().at());
+                restoreNode(n, absence(n, loaded.evaluation().at(), clock.millis()));
             }
         }
         for (AlertImage a : loaded.evaluation().alerts()) {
@@ -499,6 +498,15 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
             probes.resume(n.name(), n.hello().bootId(), n.heldSeq(), n.eventSeq());
         }
         return skipped;
+    }
+
+    /**
+     * How much of a restored node's silence is the gateway's own absence, from the evaluation's instant {@code at}
+     * until {@code now}: all of it for a node heard within {@link Checkpoint#TALKING_MS} before {@code at}, none for
+     * one already silent then, whose silence the gateway saw begin.
+     */
+    private static long absence(NodeImage n, long at, long now) {
+        return at - n.lastFrameAt() <= Checkpoint.TALKING_MS ? now - at : 0;
     }
 
     /** The windows of {@code written} are on disk: its nodes' probes may let go of the frames they came from. */

@@ -37,6 +37,11 @@ public final class Checkpoint {
      */
     public static final long GRACE_MS = 15_000;
     /**
+     * A node heard within this long before a checkpoint was talking when it was taken: after a restart its silence
+     * does not count the gateway's absence; one silent for longer was silent before the gateway went, and does.
+     */
+    public static final long TALKING_MS = 5_000;
+    /**
      * The most of the time the writes of each file may take, capture and write together: both files together
      * stay under 5% of one core, some 0.035 CPU-s per million samples at 50,000 cards (docs/performance.md).
      */
