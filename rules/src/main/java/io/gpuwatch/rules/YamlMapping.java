@@ -47,7 +47,7 @@ public final class YamlMapping {
         int bestDistance = Integer.MAX_VALUE;
         String lower = given.toLowerCase(Locale.ROOT);
         for (String k : known) {
-            int d = distance(lower, k.toLowerCase(Locale.ROOT));
+            int d = editDistance(lower, k.toLowerCase(Locale.ROOT));
             if (d < bestDistance || d == bestDistance && best != null && k.compareTo(best) < 0) {
                 best = k;
                 bestDistance = d;
@@ -57,7 +57,8 @@ public final class YamlMapping {
         return best != null && bestDistance <= allowed ? " (did you mean `" + best + "`?)" : "";
     }
 
-    private static int distance(String a, String b) {
+    /** The Levenshtein distance of {@code a} and {@code b}, as every "did you mean" of the project measures it. */
+    public static int editDistance(String a, String b) {
         int[] prev = new int[b.length() + 1];
         int[] cur = new int[b.length() + 1];
         for (int j = 0; j <= b.length(); j++) {

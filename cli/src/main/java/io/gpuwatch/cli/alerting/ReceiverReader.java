@@ -35,6 +35,7 @@ import io.gpuwatch.notify.receiver.wecom.WeComReportTarget;
 import io.gpuwatch.notify.secret.Secret;
 import io.gpuwatch.notify.secret.SecretSource;
 import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.YamlMapping;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.NodeTuple;
@@ -397,7 +398,7 @@ final class ReceiverReader {
         int bestDistance = Integer.MAX_VALUE;
         String lower = given.toLowerCase(Locale.ROOT);
         for (String k : known) {
-            int d = distance(lower, k.toLowerCase(Locale.ROOT));
+            int d = YamlMapping.editDistance(lower, k.toLowerCase(Locale.ROOT));
             if (d < bestDistance) {
                 best = k;
                 bestDistance = d;
@@ -407,22 +408,4 @@ final class ReceiverReader {
         return best != null && bestDistance <= allowed ? " (did you mean `" + best + "`?)" : "";
     }
 
-    private static int distance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
-    }
 }

@@ -6,6 +6,7 @@ import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.rules.DerivedMetric;
 import io.gpuwatch.rules.SampleDerivation;
 import io.gpuwatch.rules.ScopeKind;
+import io.gpuwatch.rules.YamlMapping;
 import io.gpuwatch.rules.scope.ScopeView;
 
 import java.math.BigDecimal;
@@ -1152,7 +1153,8 @@ public final class DslCompiler {
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (String k : known) {
-            int d = k.equalsIgnoreCase(name) ? 0 : distance(k.toLowerCase(Locale.ROOT), name.toLowerCase(Locale.ROOT));
+            int d = k.equalsIgnoreCase(name) ? 0
+                    : YamlMapping.editDistance(k.toLowerCase(Locale.ROOT), name.toLowerCase(Locale.ROOT));
             if (d < bestDistance) {
                 best = k;
                 bestDistance = d;
@@ -1161,24 +1163,6 @@ public final class DslCompiler {
         return bestDistance <= Math.min(2, name.length() / 3) ? "; did you mean `" + best + "`?" : "";
     }
 
-    private static int distance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
-    }
 
     /** A double literal MVEL reads back exactly: plain digits with a decimal point, negatives in parentheses. */
     private static String mvelNumber(double v) {
