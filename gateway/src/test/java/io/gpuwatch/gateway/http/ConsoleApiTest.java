@@ -271,6 +271,8 @@ class ConsoleApiTest {
         assertEquals("GPU-a", t.getJsonArray("cards").getJsonObject(0).getString("uuid"));
         assertEquals(0.0, t.getDouble("idleRatio"));
         assertEquals(401, await(call(HttpMethod.GET, "/api/v1/fleet").send()).statusCode());
+        assertEquals(401, await(call(HttpMethod.GET, "/api/v1/fleet/gpu-1/GPU-a").send()).statusCode());
+        assertEquals(401, await(call(HttpMethod.GET, "/api/v1/tasks").send()).statusCode());
     }
 
     @Test

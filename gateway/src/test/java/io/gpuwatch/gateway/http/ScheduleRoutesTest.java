@@ -59,6 +59,8 @@ class ScheduleRoutesTest {
         await(vertx.deployVerticle(g));
         WebClient web = WebClient.create(vertx);
         assertEquals(401, await(web.get(g.port(), "127.0.0.1", "/api/v1/oncall").send()).statusCode());
+        assertEquals(401, await(web.get(g.port(), "127.0.0.1", "/api/v1/schedules/gpu-platform.ics").send())
+                .statusCode(), "a calendar needs a viewer token too");
 
         HttpResponse<Buffer> r = get(web, g, "/api/v1/oncall");
         assertEquals(200, r.statusCode(), r.bodyAsString());
