@@ -32,7 +32,6 @@ import io.gpuwatch.gateway.reload.RuleFiles;
 import io.gpuwatch.gateway.reload.RuleReloader;
 import io.gpuwatch.gateway.schedule.Roster;
 import io.gpuwatch.gateway.route.RoutingConfig;
-import io.gpuwatch.gateway.state.CardState;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.gateway.state.NodeImage;
 import io.gpuwatch.gateway.state.NodeState;
@@ -671,13 +670,9 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         long now = clock.millis();
         recent.add(node, frame);
         if (frame instanceof Sample s) {
-            fleet.sample(node, s, now, card -> evaluator.card(card, now));
+            evaluator.sample(node, s, now, config.tickMs());
         } else if (frame instanceof Event e) {
-            CardState card = fleet.event(node, e, now);
-            if (card != null) {
-                evaluator.card(card, now);
-            }
-            evaluator.node(fleet.node(node), now);
+            evaluator.event(node, e, now);
             changed();
         } else if (frame instanceof App a) {
             evaluator.app(node, a, now);

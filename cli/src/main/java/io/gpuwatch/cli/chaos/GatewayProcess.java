@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -21,6 +23,14 @@ final class GatewayProcess {
     /** Small heap and the quick compiler: several gateways share a small machine with the bench. */
     private static final List<String> JVM_OPTIONS = List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    /** Every gateway started and not yet ended, killed when the bench's JVM exits however it ends short of SIGKILL. */
+    private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
+
+    static {
+        // an aborted bench (Ctrl-C, a failed run) must not leave gateways holding ports and data dirs
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.forEach(Process::destroyForcibly),
+                "chaos-gateways-down"));
+    }
 
     private final List<String> command;
     private final Path log;
@@ -53,8 +63,11 @@ final class GatewayProcess {
     /** Starts the JVM; {@link #awaitReady} tells when it takes probes. */
     void start() throws IOException {
         starts++;
-        process = new ProcessBuilder(command).redirectErrorStream(true)
+        Process started = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        RUNNING.add(started);
+        started.onExit().thenAccept(RUNNING::remove);
+        process = started;
     }
 
     /** Waits until /-/ready answers 200; fails naming the log when the process ends or the deadline passes. */

@@ -8,6 +8,8 @@ import io.gpuwatch.gateway.state.QueueState;
 import io.gpuwatch.gateway.state.ReplicaState;
 import io.gpuwatch.gateway.state.TaskState;
 import io.gpuwatch.protocol.App;
+import io.gpuwatch.protocol.Event;
+import io.gpuwatch.protocol.Sample;
 import io.gpuwatch.protocol.Sched;
 import io.gpuwatch.rules.RuleSet;
 import io.gpuwatch.rules.ScopeKind;
@@ -32,6 +34,13 @@ import java.util.logging.Logger;
  * the tick first retires instances without members for longer than {@link FleetState#MEMBERSHIP_GRACE_MS},
  * resolving their firing alerts. No decision is more than one sample or one tick late. Rules the engine disables
  * for overrunning their time budget are logged on the next tick.
+ *
+ * <p>A sample or event that arrives more than {@link #CATCH_UP_MS} after it was read is a backlog its probe
+ * re-sends (after a gateway restart, a failover or a reconnect): its card's and node's rules run at the time it
+ * was read, as they would have when it was fresh, so an incident inside the gap pages (late) and a {@code for}
+ * counted before the gap is not reset by windows the backlog has not filled yet. Meanwhile the tick leaves that
+ * node alone; once its frames are fresh again its rules run at arrival time as before. No instance's rules ever
+ * run at an earlier time than they last did.
  */
 public final class Evaluator {
     private static final Logger LOG = Logger.getLogger(Evaluator.class.getName());
@@ -46,18 +55,33 @@ public final class Evaluator {
     private String evaluatingBaseline;
     private RuleSet rules;
     private final Map<CardState, CardSlot> cards = new IdentityHashMap<>();
+    private final Map<NodeState, NodeSlot> nodes = new IdentityHashMap<>();
     private long evaluations;
     /** Rule name to when it was disabled (engine nanos), as last logged: a rule can leave and come back. */
     private Map<String, Long> disabledLogged = Map.of();
 
-    /** A card's engine key, built once, and when its rules last ran. */
+    /**
+     * How late a frame may arrive after it was read and still be evaluated at its arrival; later than this it is a
+     * re-sent backlog, evaluated at the time it was read. Well above a live frame's transit and a busy gateway's
+     * queueing, well below the shortest {@code for} of the shipped rules.
+     */
+    public static final long CATCH_UP_MS = 2_000;
+
+    /** A card's engine key, built once; when (arrival time) its rules last ran, and at what time they ran. */
     private static final class CardSlot {
         final String key;
-        long lastEval;
+        long lastRun;
+        long lastAt = Long.MIN_VALUE;
 
         CardSlot(String key) {
             this.key = key;
         }
+    }
+
+    /** The time a node's rules last ran at, and when a re-sent frame of it last arrived. */
+    private static final class NodeSlot {
+        long lastAt = Long.MIN_VALUE;
+        long backlogHeardAt = Long.MIN_VALUE;
     }
 
     /** Runs {@code rules} on an engine with the default time budget on the wall clock. */
@@ -121,11 +145,23 @@ public final class Evaluator {
     }
 
     /**
-     * {@code node} said hello after a restart: the alerts of it and its cards taken back from a checkpoint stop
-     * waiting out their grace, since what its probe buffered arrives now.
+     * {@code node} said hello (after a restart or a reconnect): the alerts of it and its cards taken back from a
+     * checkpoint stop waiting out their grace, since what its probe buffered arrives now; and the backlog it
+     * re-sends may run its rules at times before the ticks that ran them while it was away (the engine keeps each
+     * alert's own changes in order).
      */
     public void heardAgain(String node) {
         engine.endGrace(NodeState.key(node), CardState.key(node, ""));
+        NodeState n = fleet.node(node);
+        if (n != null) {
+            slot(n).lastAt = Long.MIN_VALUE;
+            for (CardState card : n.cards()) {
+                CardSlot slot = cards.get(card);
+                if (slot != null) {
+                    slot.lastAt = Long.MIN_VALUE;
+                }
+            }
+        }
     }
 
     public RuleEngine engine() {
@@ -136,23 +172,79 @@ public final class Evaluator {
         return evaluations;
     }
 
+    /**
+     * A sample of {@code node} arriving at {@code now}: windows it and runs its cards' rules, at arrival or, for a
+     * re-sent backlog, at the time it was read; then, for a backlog, the node's rules once a tick period of read
+     * time has passed since they last ran, as the tick would have.
+     */
+    public void sample(String node, Sample sample, long now, long periodMs) {
+        NodeState n = fleet.node(node);
+        long at = n == null ? now : readTime(n, sample.ts(), now);
+        fleet.sample(node, sample, now, card -> card(card, at, now));
+        if (n != null && at < now && (slot(n).lastAt == Long.MIN_VALUE || at - slot(n).lastAt >= periodMs)) {
+            node(n, at);
+        }
+    }
+
+    /** An event of {@code node} arriving at {@code now}: logs it and runs its card's and its node's rules. */
+    public void event(String node, Event event, long now) {
+        NodeState n = fleet.node(node);
+        long at = n == null ? now : readTime(n, event.ts(), now);
+        CardState card = fleet.event(node, event, now);
+        if (card != null) {
+            card(card, at, now);
+        }
+        if (n != null) {
+            node(n, at);
+        }
+    }
+
+    /** The time a frame of {@code node} read at {@code readAt} and arriving at {@code now} is evaluated at. */
+    private long readTime(NodeState node, long readAt, long now) {
+        NodeSlot slot = slot(node);
+        if (now - readAt > CATCH_UP_MS) {
+            slot.backlogHeardAt = now;
+            return readAt;
+        }
+        slot.backlogHeardAt = Long.MIN_VALUE;
+        return now;
+    }
+
+    /** Whether {@code node} is re-sending a backlog: its last frame was an old one, and it arrived just now. */
+    private boolean catchingUp(NodeState node, long now) {
+        NodeSlot slot = nodes.get(node);
+        return slot != null && slot.backlogHeardAt != Long.MIN_VALUE && now - slot.backlogHeardAt < CATCH_UP_MS;
+    }
+
+    private NodeSlot slot(NodeState node) {
+        return nodes.computeIfAbsent(node, k -> new NodeSlot());
+    }
+
     /** Runs the card's rules at {@code now}. */
     public void card(CardState card, long now) {
+        card(card, now, now);
+    }
+
+    /** Runs the card's rules at {@code at} (or the time they last ran at, if later); {@code now} is the arrival. */
+    private void card(CardState card, long at, long now) {
         CardSlot slot = cards.get(card);
         if (slot == null) {
             slot = new CardSlot(card.instanceKey());
             cards.put(card, slot);
         }
-        card.at(now);
+        slot.lastAt = Math.max(slot.lastAt, at);
+        card.at(slot.lastAt);
         evaluating(slot.key, card.baselineKey());
         engine.evaluate(ScopeKind.CARD, slot.key, card, sink);
-        slot.lastEval = now;
+        slot.lastRun = now;
         evaluations++;
     }
 
-    /** Runs the node's rules at {@code now}. */
+    /** Runs the node's rules at {@code now} (or the time they last ran at, if later). */
     public void node(NodeState node, long now) {
-        node.at(now);
+        NodeSlot slot = slot(node);
+        slot.lastAt = Math.max(slot.lastAt, now);
+        node.at(slot.lastAt);
         evaluating(node.instanceKey(), node.baselineKey());
         engine.evaluate(ScopeKind.NODE, node.instanceKey(), node, sink);
         evaluations++;
@@ -215,14 +307,18 @@ public final class Evaluator {
 
     /**
      * The periodic pass: every node, every card not evaluated within the last {@code periodMs}, then every task,
-     * business and queue, after retiring those gone for longer than the grace period.
+     * business and queue, after retiring those gone for longer than the grace period. A node re-sending a backlog
+     * is left to its frames, which run its rules at the times they were read.
      */
     public void tick(long now, long periodMs) {
         for (NodeState node : fleet.nodes()) {
+            if (catchingUp(node, now)) {
+                continue;
+            }
             node(node, now);
             for (CardState card : node.cards()) {
                 CardSlot slot = cards.get(card);
-                if (slot == null || now - slot.lastEval >= periodMs) {
+                if (slot == null || now - slot.lastRun >= periodMs) {
                     card(card, now);
                 }
             }

@@ -4,6 +4,7 @@ import io.gpuwatch.gateway.route.Route;
 import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.notify.Notification;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -58,6 +59,8 @@ public final class Aggregator {
         final Map<String, Notification> alerts = new LinkedHashMap<>();
         /** Alerts the receiver was last told fire and has not been told resolved. */
         Set<String> told = new HashSet<>();
+        /** Resolutions held back until the alert they end has been told as firing, by fingerprint. */
+        final Map<String, Notification> resolvedAfterTold = new LinkedHashMap<>();
         /** Whether alerts or what mutes them changed since the group was last looked at. */
         boolean changed = true;
         Instant next;
@@ -97,10 +100,26 @@ public final class Aggregator {
                 g.alerts.put(alert.fingerprint(), alert);
                 g.changed = true;
             } else if (g != null && g.alerts.containsKey(alert.fingerprint())) {
-                g.alerts.put(alert.fingerprint(), alert);
+                if (untoldPastWait(g, alert)) {
+                    g.resolvedAfterTold.put(alert.fingerprint(), alert);
+                } else {
+                    g.alerts.put(alert.fingerprint(), alert);
+                }
                 g.changed = true;
             }
         }
+    }
+
+    /**
+     * Whether a resolved alert the group holds as firing and has not told yet fired for at least the route's
+     * {@code group_wait} before it resolved: a clean run would have told it. Its start and end reach the group at
+     * once when a probe re-sends the backlog of a gateway's downtime, so it is told firing first, resolved after.
+     */
+    private static boolean untoldPastWait(Group g, Notification resolved) {
+        Notification held = g.alerts.get(resolved.fingerprint());
+        return held.status() == Notification.Status.FIRING && !g.told.contains(resolved.fingerprint())
+                && resolved.endsAt() != null
+                && Duration.between(resolved.startsAt(), resolved.endsAt()).compareTo(g.route.groupWait()) >= 0;
     }
 
     /**
@@ -186,6 +205,12 @@ public final class Aggregator {
             }
         }
         g.alerts.values().removeIf(a -> a.status() == Notification.Status.RESOLVED);
+        if (!g.resolvedAfterTold.isEmpty()) {
+            // told now (or muted, and dropped untold by the next look): the resolutions follow on the next one
+            g.alerts.putAll(g.resolvedAfterTold);
+            g.resolvedAfterTold.clear();
+            g.changed = true;
+        }
         Flush.Reason reason = reason(g, firing, resolved, now);
         if (reason == null) {
             if (repeatDue(g, now)) {

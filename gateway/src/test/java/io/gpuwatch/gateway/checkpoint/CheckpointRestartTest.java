@@ -55,9 +55,10 @@ class CheckpointRestartTest {
     Path dir;
 
     private final AtomicLong now = new AtomicLong(T0);
+    private RuleSet ruleSet = rules();
 
     private static RuleSet rules() {
-        RuleLoad load = RuleSet.parse("restart.yml", """
+        return rules("""
                 group: restart
                 layer: device
                 severity: page
@@ -74,6 +75,10 @@ class CheckpointRestartTest {
                     when: tempC > 85
                     keep_firing_for: 10s
                 """);
+    }
+
+    private static RuleSet rules(String yaml) {
+        RuleLoad load = RuleSet.parse("restart.yml", yaml);
         assertTrue(load.ok(), load.diagnostics().toString());
         return load.ruleSet();
     }
@@ -96,7 +101,7 @@ class CheckpointRestartTest {
         // which decides nothing new
         GatewayConfig config = new GatewayConfig("127.0.0.1", 0, IngestConfig.DEFAULTS, 1000,
                 "http://localhost").withDataDir(data);
-        return new Gateway(config, rules(), RuleFiles.none(), () -> null, List.of(new RecordingReceiver("r")),
+        return new Gateway(config, ruleSet, RuleFiles.none(), () -> null, List.of(new RecordingReceiver("r")),
                 () -> Instant.ofEpochMilli(now.get()));
     }
 
@@ -265,6 +270,38 @@ class CheckpointRestartTest {
         assertEquals(List.of(new Outcome("held-hot", T0 + 61_000, T0 + 80_000),
                 new Outcome("hot", T0 + 1_000, T0 + 330_000), new Outcome("node-silent", T0 + 51_000, 0)), clean);
         assertEquals(clean, run(vertx, "killed", hotThenGone, 400, 25, 5));
+    }
+
+    @Test
+    void anIncidentWhollyInsideTheDowntimePagesFromTheBacklogAsItHappened(Vertx vertx) throws Exception {
+        // hot from +25 s to +35 s while the gateway is down from +20 s to +50 s: the probe re-sends it on its
+        // return, and the card's rules run at the times it was read, so `hot` fires and resolves as in a clean run
+        LongFunction<Double> blip = s -> s >= 25 && s <= 35 ? 90.0 : 60.0;
+        List<Outcome> clean = run(vertx, "clean", blip, 80, 0, 0);
+        assertEquals(List.of(new Outcome("hot", T0 + 25_000, T0 + 46_000)), clean);
+        assertEquals(clean, run(vertx, "killed", blip, 80, 20, 30));
+    }
+
+    @Test
+    void aBacklogLongerThanAWindowDoesNotResetAPendingAlert(Vertx vertx) throws Exception {
+        // a 20 s average held for 30 s; the gateway is down 40 s while it is pending. Evaluated at arrival, the
+        // first re-sent samples would see an empty 20 s window (the rest of the backlog not in yet), reset the
+        // alert and fire it 30 s after the backlog, not when the condition had held for 30 s
+        ruleSet = rules("""
+                group: restart
+                layer: device
+                severity: page
+                rules:
+                  - name: warm
+                    scope: card
+                    when: avg(tempC, 20s) > 85
+                    for: 30s
+                """);
+        LongFunction<Double> warm = s -> s >= 20 && s <= 100 ? 90.0 : 60.0;
+        List<Outcome> clean = run(vertx, "clean", warm, 140, 0, 0);
+        assertEquals(List.of(new Outcome("warm", T0 + 66_000, T0 + 104_000)), clean, "pending from +36 s");
+        assertEquals(clean, run(vertx, "killed", warm, 140, 45, 40));
+        assertEquals(clean, run(vertx, "killed-late", warm, 140, 45, 40, 6), "the probe back 6 s after the restart");
     }
 
     @Test

@@ -113,6 +113,26 @@ class AggregatorTest {
     }
 
     @Test
+    void aFlapShorterThanGroupWaitIsNeverToldButABackloggedIncidentLongerThanItIs() {
+        Aggregator agg = new Aggregator(SIMPLE, Muting.NONE);
+        Notification flap = firing("a", "gpu-hot", 0);
+        agg.receive(flap, at(0));
+        agg.receive(resolved(flap, 10), at(10));
+        assertEquals(List.of(), run(agg, 0, 400), "fired and resolved within group_wait: nothing to tell");
+
+        // a probe re-sends the backlog of a gateway's downtime: an incident of 40 s reaches the group at once
+        Notification incident = firing("b", "gpu-hot", 500);
+        agg.receive(incident, at(560));
+        agg.receive(resolved(incident, 540), at(560));
+        List<Flush> flushes = run(agg, 560, 900);
+        assertEquals(2, flushes.size(), flushes.toString());
+        assertEquals(List.of("b"), shown(flushes.get(0)), "told firing at group_wait, as a clean run would have");
+        assertEquals(at(590), flushes.get(0).at());
+        assertEquals(List.of("b-"), shown(flushes.get(1)), "then its end, a group_interval later");
+        assertEquals(at(890), flushes.get(1).at());
+    }
+
+    @Test
     void aResolvedAlertIsSentOnceThenDroppedAndAnEmptyGroupEnds() {
         Aggregator agg = new Aggregator(SIMPLE, Muting.NONE);
         Notification a = firing("a", "gpu-hot", 0);

@@ -225,6 +225,11 @@ public final class RuleEngine {
             slot = new Slot();
             slots.put(rule.name(), slot);
         }
+        if (slot.last != null && now < slot.last.at()) {
+            // a re-sent backlog is evaluated at the times it was read, which may precede a change made since
+            // (a tick while its node was away): an alert never changes before its last change
+            now = slot.last.at();
+        }
         if (!holds && now < slot.graceUntil
                 && (slot.state == AlertState.PENDING || slot.state == AlertState.FIRING)) {
             return null;
