@@ -35,6 +35,7 @@ import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.gateway.state.NodeImage;
 import io.gpuwatch.gateway.state.NodeState;
+import io.gpuwatch.gateway.state.ScopeImage;
 import io.gpuwatch.gateway.store.AsyncStore;
 import io.gpuwatch.gateway.store.Backoff;
 import io.gpuwatch.gateway.store.StoreException;
@@ -291,7 +292,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
      * was never stored) and fires again if its condition still holds.
      */
     private void restoreEvaluation(Evaluation held, List<Alert> live) {
-        if (held.nodes().isEmpty() && held.alerts().isEmpty()) {
+        if (held.nodes().isEmpty() && held.alerts().isEmpty() && held.scopes().isEmpty()) {
             return;
         }
         long now = clock.millis();
@@ -301,6 +302,9 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         for (NodeImage n : held.nodes()) {
             skippedWindows += restoreNode(n, absence(n, held.at(), now));
             cards += n.cards().size();
+        }
+        for (ScopeImage s : held.scopes()) {
+            skippedWindows += fleet.restore(s, now);
         }
         Set<String> firing = new HashSet<>();
         for (Alert a : live) {
@@ -315,7 +319,8 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 alerts++;
             }
         }
-        LOG.info("took back the evaluation of " + held.nodes().size() + " nodes, " + cards + " cards and " + alerts
+        LOG.info("took back the evaluation of " + held.nodes().size() + " nodes, " + cards + " cards, "
+                + held.scopes().size() + " tasks, replicas and queues and " + alerts
                 + " pending or firing alerts from " + checkpoint.file() + ", as of " + (now - held.at())
                 + " ms ago" + (skippedWindows == 0 ? "" : "; " + skippedWindows
                 + " windows of series the rules no longer read as before start empty"));
@@ -344,7 +349,9 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
             }
         }
         if (to == names.size()) {
-            done.complete(new Evaluation(clock.millis(), into, evaluator.engine().images()));
+            // the tasks, replicas and queues last: their windows then hold at least what the nodes' heldSeq covers
+            done.complete(new Evaluation(clock.millis(), into, evaluator.engine().images(),
+                    withWindows ? fleet.scopeImages() : List.of()));
         } else {
             context.runOnContext(v -> capture(names, to, withWindows, into, done));
         }

@@ -4,6 +4,7 @@ import io.gpuwatch.gateway.state.CardImage;
 import io.gpuwatch.gateway.state.CardState;
 import io.gpuwatch.gateway.state.NodeImage;
 import io.gpuwatch.gateway.state.NodeState;
+import io.gpuwatch.gateway.state.ScopeImage;
 import io.gpuwatch.rules.eval.AlertImage;
 
 import java.util.ArrayList;
@@ -13,18 +14,28 @@ import java.util.Map;
 
 /**
  * What a gateway's evaluation holds at one instant {@code at}: its nodes (cards, windows, events, when each was
- * last heard) and every pending and firing alert of the rule engine.
+ * last heard), every pending and firing alert of the rule engine, and, with the windows, its tasks', replicas'
+ * and queues' own windows ({@code scopes}).
  */
-public record Evaluation(long at, List<NodeImage> nodes, List<AlertImage> alerts) {
+public record Evaluation(long at, List<NodeImage> nodes, List<AlertImage> alerts, List<ScopeImage> scopes) {
     /** Nothing held: a first start, or a file that could not be read. */
     public static final Evaluation EMPTY = new Evaluation(0, List.of(), List.of());
 
     public Evaluation {
         nodes = List.copyOf(nodes);
         alerts = List.copyOf(alerts);
+        scopes = List.copyOf(scopes);
     }
 
-    /** The part about {@code node}: the node, and the alerts of it and its cards; what a cluster hands over. */
+    /** Nodes and alerts without any task, replica or queue. */
+    public Evaluation(long at, List<NodeImage> nodes, List<AlertImage> alerts) {
+        this(at, nodes, alerts, List.of());
+    }
+
+    /**
+     * The part about {@code node}: the node, and the alerts of it and its cards; what a cluster hands over (a task
+     * spans nodes, so its windows are not handed over: they fill again from the probes' frames).
+     */
     public Evaluation part(NodeImage node) {
         String nodeKey = NodeState.key(node.name());
         String cardPrefix = CardState.key(node.name(), "");
@@ -35,7 +46,8 @@ public record Evaluation(long at, List<NodeImage> nodes, List<AlertImage> alerts
     /**
      * This evaluation with the windows {@code older} held of the same cards, and how far into each node's samples
      * they go: the nodes, events and alerts are this one's, which is the newer; a card {@code older} lacks has no
-     * windows, and a node it lacks no samples up to any seq.
+     * windows, and a node it lacks no samples up to any seq. The tasks', replicas' and queues' windows are
+     * {@code older}'s, the only file that holds them.
      */
     public Evaluation withWindowsOf(Evaluation older) {
         Map<String, List<CardImage.Window>> windows = new HashMap<>();
@@ -55,6 +67,6 @@ public record Evaluation(long at, List<NodeImage> nodes, List<AlertImage> alerts
             }
             merged.add(n.withCards(cards, heldSeqs.getOrDefault(n.name(), 0L)));
         }
-        return new Evaluation(at, merged, alerts);
+        return new Evaluation(at, merged, alerts, older.scopes());
     }
 }

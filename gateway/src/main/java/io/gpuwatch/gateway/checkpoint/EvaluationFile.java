@@ -8,6 +8,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import io.gpuwatch.gateway.state.CardImage;
 import io.gpuwatch.gateway.state.NodeImage;
+import io.gpuwatch.gateway.state.ScopeImage;
 import io.gpuwatch.gateway.window.EventLog;
 import io.gpuwatch.gateway.window.MetricWindow;
 import io.gpuwatch.protocol.Hello;
@@ -33,11 +34,12 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
  * An {@link Evaluation} as JSON lines: a header {@code {"v":1,"at":…}}, then one line per node, one per card
- * (after its node's), one per pending or firing alert. A window's arrays are base64 of little-endian floats.
+ * (after its node's), one per task, replica and queue (with the windows only), one per pending or firing alert. A window's arrays are base64 of little-endian floats.
  * Written to a temporary file and moved over the old one, so a crash mid-write leaves the previous file whole;
  * read line by line, each damaged line reported with file:line and skipped, so one bad line costs one node, card or
  * alert, never the start. Called on worker threads: the images are copies the event loop no longer touches.
@@ -108,10 +110,25 @@ public final class EvaluationFile {
                 g.writeRaw('\n');
             }
         }
+        for (ScopeImage s : e.scopes()) {
+            scope(g, s);
+            g.writeRaw('\n');
+        }
         for (AlertImage a : e.alerts()) {
             alert(g, a);
             g.writeRaw('\n');
         }
+    }
+
+    private static void scope(JsonGenerator g, ScopeImage s) throws IOException {
+        g.writeStartObject();
+        g.writeStringField(s.kind().name().toLowerCase(Locale.ROOT), s.name());
+        optional(g, "node", s.node());
+        optional(g, "owner", s.owner());
+        optional(g, "business", s.business());
+        optional(g, "queue", s.queue());
+        windows(g, s.windows());
+        g.writeEndObject();
     }
 
     private static void node(JsonGenerator g, NodeImage n) throws IOException {
@@ -141,8 +158,13 @@ public final class EvaluationFile {
         optional(g, "owner", c.owner());
         optional(g, "business", c.business());
         events(g, c.events());
+        windows(g, c.windows());
+        g.writeEndObject();
+    }
+
+    private static void windows(JsonGenerator g, List<CardImage.Window> windows) throws IOException {
         g.writeArrayFieldStart("windows");
-        for (CardImage.Window w : c.windows()) {
+        for (CardImage.Window w : windows) {
             MetricWindow.Image i = w.image();
             g.writeStartObject();
             g.writeStringField("series", w.series());
@@ -161,7 +183,6 @@ public final class EvaluationFile {
             g.writeEndObject();
         }
         g.writeEndArray();
-        g.writeEndObject();
     }
 
     private static void alert(JsonGenerator g, AlertImage a) throws IOException {
@@ -229,6 +250,7 @@ public final class EvaluationFile {
         List<String> problems = new ArrayList<>();
         Map<String, Building> nodes = new LinkedHashMap<>();
         List<AlertImage> alerts = new ArrayList<>();
+        List<ScopeImage> scopes = new ArrayList<>();
         long at = 0;
         int lineNo = 0;
         for (String line = in.readLine(); line != null; line = in.readLine()) {
@@ -240,7 +262,7 @@ public final class EvaluationFile {
                 if (lineNo == 1) {
                     at = header(line);
                 } else {
-                    take(line, nodes, alerts);
+                    take(line, nodes, alerts, scopes);
                 }
             } catch (IOException | RuntimeException e) {
                 // a damaged line of any kind costs that line; the parser's own messages name the column
@@ -255,7 +277,7 @@ public final class EvaluationFile {
         for (Building b : nodes.values()) {
             built.add(b.node.withCards(b.cards, b.node.heldSeq()));
         }
-        return new Loaded(new Evaluation(at, built, alerts), problems);
+        return new Loaded(new Evaluation(at, built, alerts, scopes), problems);
     }
 
     /** A node line read, and the card lines read after it so far. */
@@ -283,10 +305,11 @@ public final class EvaluationFile {
         return at;
     }
 
-    private static void take(String line, Map<String, Building> nodes, List<AlertImage> alerts) throws IOException {
+    private static void take(String line, Map<String, Building> nodes, List<AlertImage> alerts,
+                             List<ScopeImage> scopes) throws IOException {
         try (JsonParser p = JSON.createParser(line)) {
             expect(p.nextToken() == JsonToken.START_OBJECT, "expected a JSON object");
-            expect(p.nextToken() == JsonToken.FIELD_NAME, "expected a node, card or alert line");
+            expect(p.nextToken() == JsonToken.FIELD_NAME, "expected a node, card, task, replica, queue or alert line");
             String kind = p.currentName();
             p.nextToken();
             String name = text(p, kind);
@@ -303,7 +326,11 @@ public final class EvaluationFile {
                     b.cards.add(c.image);
                 }
                 case "alert" -> alerts.add(alert(p, name));
-                default -> throw new IllegalArgumentException("expected a node, card or alert line, not '" + kind + "'");
+                case "task" -> scopes.add(scope(p, ScopeImage.Kind.TASK, name));
+                case "replica" -> scopes.add(scope(p, ScopeImage.Kind.REPLICA, name));
+                case "queue" -> scopes.add(scope(p, ScopeImage.Kind.QUEUE, name));
+                default -> throw new IllegalArgumentException("expected a node, card, task, replica, queue or alert line, not '"
+                        + kind + "'");
             }
             expect(p.nextToken() == null, "text after the object");
         }
@@ -359,7 +386,7 @@ public final class EvaluationFile {
         String owner = null;
         String business = null;
         List<EventLog.Entry> events = List.of();
-        List<CardImage.Window> windows = new ArrayList<>();
+        List<CardImage.Window> windows = List.of();
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             p.nextToken();
@@ -370,18 +397,45 @@ public final class EvaluationFile {
                 case "owner" -> owner = text(p, field);
                 case "business" -> business = text(p, field);
                 case "events" -> events = events(p);
-                case "windows" -> {
-                    expect(p.currentToken() == JsonToken.START_ARRAY, "windows: expected an array");
-                    while (p.nextToken() == JsonToken.START_OBJECT) {
-                        windows.add(window(p, windows.size()));
-                    }
-                }
+                case "windows" -> windows = windows(p);
                 default -> throw new IllegalArgumentException("card: unknown field '" + field + "'");
             }
         }
         expect(node != null, "card '" + uuid + "': node is required");
         expect(sampled != Long.MIN_VALUE, "card '" + uuid + "': sampled is required");
         return new Card(node, new CardImage(uuid, sampled, task, owner, business, events, windows));
+    }
+
+    private static ScopeImage scope(JsonParser p, ScopeImage.Kind kind, String name) throws IOException {
+        String what = kind.name().toLowerCase(Locale.ROOT);
+        String node = null;
+        String owner = null;
+        String business = null;
+        String queue = null;
+        List<CardImage.Window> windows = List.of();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            p.nextToken();
+            switch (field) {
+                case "node" -> node = text(p, field);
+                case "owner" -> owner = text(p, field);
+                case "business" -> business = text(p, field);
+                case "queue" -> queue = text(p, field);
+                case "windows" -> windows = windows(p);
+                default -> throw new IllegalArgumentException(what + ": unknown field '" + field + "'");
+            }
+        }
+        expect(kind != ScopeImage.Kind.REPLICA || node != null, "replica of task '" + name + "': node is required");
+        return new ScopeImage(kind, name, node, owner, business, queue, windows);
+    }
+
+    private static List<CardImage.Window> windows(JsonParser p) throws IOException {
+        expect(p.currentToken() == JsonToken.START_ARRAY, "windows: expected an array");
+        List<CardImage.Window> windows = new ArrayList<>();
+        while (p.nextToken() == JsonToken.START_OBJECT) {
+            windows.add(window(p, windows.size()));
+        }
+        return windows;
     }
 
     private static CardImage.Window window(JsonParser p, int index) throws IOException {

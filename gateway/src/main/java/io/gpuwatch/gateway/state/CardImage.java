@@ -16,7 +16,20 @@ public record CardImage(String uuid, long lastSampleAt, String task, String owne
         windows = List.copyOf(windows);
     }
 
-    /** One window, under the series name and length it was built for, so a changed rule set drops it. */
+    /**
+     * One window (of a card, task, replica or queue), under the series name and length it was built for, so a
+     * changed rule set drops it.
+     */
     public record Window(String series, long windowMs, boolean transitions, MetricWindow.Image image) {
+        /** A copy of {@code w}, the window of series {@code series}. */
+        static Window of(String series, MetricWindow w) {
+            return new Window(series, w.shape().horizonMs(), w.keepsTransitions(), w.image());
+        }
+
+        /** Puts this copy back into {@code mine}, the window of {@code series}, if it was built the same way. */
+        boolean restoreInto(String series, MetricWindow mine) {
+            return series.equals(this.series) && mine.shape().horizonMs() == windowMs
+                    && mine.keepsTransitions() == transitions && mine.restore(image);
+        }
     }
 }

@@ -242,8 +242,7 @@ public final class CardState implements ScopeView {
         List<CardImage.Window> images = new ArrayList<>(withWindows ? windows.length : 0);
         for (int i = 0; withWindows && i < windows.length; i++) {
             MetricWindow w = windows[i];
-            images.add(new CardImage.Window(specs.get(i).name(), w.shape().horizonMs(), w.keepsTransitions(),
-                    w.image()));
+            images.add(CardImage.Window.of(specs.get(i).name(), w));
         }
         return new CardImage(uuid, lastSampleAt, attribution == null ? null : attribution.task(),
                 attribution == null ? null : attribution.owner(), attribution == null ? null : attribution.business(),
@@ -266,9 +265,7 @@ public final class CardState implements ScopeView {
         for (CardImage.Window w : image.windows()) {
             boolean taken = false;
             for (int i = 0; i < windows.length && !taken; i++) {
-                MetricWindow mine = windows[i];
-                taken = specs.get(i).name().equals(w.series()) && mine.shape().horizonMs() == w.windowMs()
-                        && mine.keepsTransitions() == w.transitions() && mine.restore(w.image());
+                taken = w.restoreInto(specs.get(i).name(), windows[i]);
             }
             skipped += taken ? 0 : 1;
         }

@@ -267,12 +267,7 @@ public final class FleetState {
     public QueueState sched(String node, Sched sched, long at, Consumer<TaskState> listed) {
         heard(node, at);
         long ts = Math.min(sched.ts(), at);
-        QueueState q = queues.get(sched.queue());
-        if (q == null) {
-            q = new QueueState(this, sched.queue());
-            q.useSeries(series);
-            queues.put(sched.queue(), q);
-        }
+        QueueState q = queueFor(sched.queue());
         // the tasks first: the queue's derived metrics read the cards they hold
         List<TaskState> tasks = new ArrayList<>(sched.tasks().size());
         for (SchedTask st : sched.tasks()) {
@@ -293,6 +288,46 @@ public final class FleetState {
         }
         tasks.forEach(listed);
         return q;
+    }
+
+    private QueueState queueFor(String name) {
+        QueueState q = queues.get(name);
+        if (q == null) {
+            q = new QueueState(this, name);
+            q.useSeries(series);
+            queues.put(name, q);
+        }
+        return q;
+    }
+
+    /** What a checkpoint keeps of every task, replica and queue: whom each belongs to, and its own windows. */
+    public List<ScopeImage> scopeImages() {
+        List<ScopeImage> out = new ArrayList<>();
+        for (TaskState t : tasks.values()) {
+            out.add(t.image());
+            for (ReplicaState r : t.replicas()) {
+                out.add(r.image());
+            }
+        }
+        for (QueueState q : queues.values()) {
+            out.add(q.image());
+        }
+        return out;
+    }
+
+    /**
+     * Takes back a task, replica or queue a checkpoint held, as heard at {@code at}, the restart; a replica after
+     * its node. Returns how many windows it could not take (their series changed, or the replica's node is gone).
+     */
+    public int restore(ScopeImage image, long at) {
+        return switch (image.kind()) {
+            case TASK -> task(image.name()).restore(image, at);
+            case REPLICA -> {
+                NodeState n = nodes.get(image.node());
+                yield n == null ? image.windows().size() : task(image.name()).replica(n).restore(image, at);
+            }
+            case QUEUE -> queueFor(image.name()).restore(image, at);
+        };
     }
 
     private CardState cardByUuid(String uuid) {

@@ -73,6 +73,17 @@ public final class QueueState implements ScopeView {
         return "queue/" + name;
     }
 
+    /** What a checkpoint keeps of the queue: its windows. */
+    ScopeImage image() {
+        return new ScopeImage(ScopeImage.Kind.QUEUE, name, null, null, null, null, windows.images());
+    }
+
+    /** Takes back a checkpoint's windows, as heard at {@code at}; returns how many it could not take. */
+    int restore(ScopeImage image, long at) {
+        lastFrameAt = Math.max(lastFrameAt, at);
+        return windows.restore(image.windows());
+    }
+
     /** No frame has named it for longer than the grace period. */
     boolean expired(long at) {
         return at - lastFrameAt > FleetState.MEMBERSHIP_GRACE_MS;

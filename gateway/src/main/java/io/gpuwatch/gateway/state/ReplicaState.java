@@ -51,6 +51,17 @@ public final class ReplicaState extends CardPool {
         appendApp(ts, values);
     }
 
+    /** What a checkpoint keeps of the replica: its own windows. */
+    ScopeImage image() {
+        return new ScopeImage(ScopeImage.Kind.REPLICA, task.name(), node.name(), null, null, null, app.images());
+    }
+
+    /** Takes back a checkpoint's windows, as heard at {@code at}; returns how many it could not take. */
+    int restore(ScopeImage image, long at) {
+        lastHeardAt = Math.max(lastHeardAt, at);
+        return app.restore(image.windows());
+    }
+
     /** No app frame for longer than the grace period: the replica is gone (moved, scaled in, or its node is). */
     boolean expired(long at) {
         return at - lastHeardAt > FleetState.MEMBERSHIP_GRACE_MS;

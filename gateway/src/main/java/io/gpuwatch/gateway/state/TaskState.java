@@ -184,6 +184,23 @@ public final class TaskState extends CardPool {
     }
 
     /** A scheduler frame listed the task in {@code queue}. */
+    /** What a checkpoint keeps of the task itself; its replicas are imaged apart. */
+    ScopeImage image() {
+        return new ScopeImage(ScopeImage.Kind.TASK, name, null, owner, business, queue, app.images());
+    }
+
+    /**
+     * Takes back what a checkpoint held, as heard at {@code at} (the restart: silence and expiry count from there);
+     * returns how many windows it could not take.
+     */
+    int restore(ScopeImage image, long at) {
+        heard(at, image.owner(), image.business());
+        if (image.queue() != null) {
+            queue = image.queue();
+        }
+        return app.restore(image.windows());
+    }
+
     void scheduled(long ts, String queue, String owner, String business) {
         this.queue = queue;
         heard(ts, owner, business);

@@ -6,6 +6,7 @@ import io.gpuwatch.protocol.MetricValues;
 import io.gpuwatch.rules.SeriesSpec;
 import io.gpuwatch.rules.scope.ScopeView;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -42,6 +43,35 @@ final class WindowSet {
         }
         specs = List.copyOf(next);
         windows = nextWindows;
+    }
+
+    /** A copy of each window, for a checkpoint. */
+    List<CardImage.Window> images() {
+        List<CardImage.Window> out = new ArrayList<>();
+        for (SeriesSpec spec : specs) {
+            MetricWindow w = windows[spec.id()];
+            if (w != null) {
+                out.add(CardImage.Window.of(spec.name(), w));
+            }
+        }
+        return out;
+    }
+
+    /** Takes back the windows a checkpoint held of series still read the same way; returns how many it could not. */
+    int restore(List<CardImage.Window> images) {
+        int skipped = 0;
+        for (CardImage.Window image : images) {
+            boolean taken = false;
+            for (SeriesSpec spec : specs) {
+                MetricWindow w = windows[spec.id()];
+                taken = w != null && image.restoreInto(spec.name(), w);
+                if (taken) {
+                    break;
+                }
+            }
+            skipped += taken ? 0 : 1;
+        }
+        return skipped;
     }
 
     /** True when the series of this id is one this set keeps a window for. */

@@ -7,7 +7,9 @@ import io.gpuwatch.gateway.ingest.IngestConfig;
 import io.gpuwatch.gateway.ledger.Alert;
 import io.gpuwatch.gateway.reload.RuleFiles;
 import io.gpuwatch.protocol.CardInfo;
+import io.gpuwatch.protocol.App;
 import io.gpuwatch.protocol.CardReading;
+import io.gpuwatch.protocol.Frame;
 import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
@@ -118,20 +120,35 @@ class CheckpointRestartTest {
     /** As above, the probe reconnecting {@code reconnectAfter} seconds after the restart (its back-off). */
     private List<Outcome> run(Vertx vertx, String name, LongFunction<Double> temp, int seconds, int killAt,
                               int downFor, int reconnectAfter) throws Exception {
+        return run(vertx, name, (s, seq, ts) -> {
+            Double t = temp.apply(s);
+            return t == null ? null : new Sample(seq, ts, List.of(new CardReading(CARD,
+                    MetricValues.builder().set(Metric.TEMP_C, t).build(), List.of())));
+        }, seconds, killAt, downFor, reconnectAfter);
+    }
+
+    /** What the node sends at second {@code s}: frame {@code seq}, read at {@code ts}; null when it sends nothing. */
+    private interface Script {
+        Frame at(int s, long seq, long ts);
+    }
+
+    /** As above, the node sending what {@code script} says each second. */
+    private List<Outcome> run(Vertx vertx, String name, Script script, int seconds, int killAt, int downFor,
+                              int reconnectAfter) throws Exception {
         Path data = dir.resolve(name);
         now.set(T0);
         Gateway g = gateway(data);
         String id = await(vertx.deployVerticle(g));
         Gateway first = g;
         drive(first, () -> first.hello(HELLO));
-        List<Sample> buffered = new ArrayList<>();
+        List<Frame> buffered = new ArrayList<>();
         long seq = 0;
         for (int s = 1; s <= seconds; s++) {
             now.set(T0 + s * 1000L);
-            Double t = temp.apply(s);
-            Sample reading = t == null ? null : new Sample(++seq, now.get(), List.of(new CardReading(CARD,
-                    MetricValues.builder().set(Metric.TEMP_C, t).build(), List.of())));
-            Sample sample = reading;
+            Frame sample = script.at(s, seq + 1, now.get());
+            if (sample != null) {
+                seq++;
+            }
             if (killAt > 0 && s >= killAt && s < killAt + downFor + reconnectAfter) {
                 if (s == killAt) {
                     Gateway killed = g;
@@ -302,6 +319,28 @@ class CheckpointRestartTest {
         assertEquals(List.of(new Outcome("warm", T0 + 66_000, T0 + 104_000)), clean, "pending from +36 s");
         assertEquals(clean, run(vertx, "killed", warm, 140, 45, 40));
         assertEquals(clean, run(vertx, "killed-late", warm, 140, 45, 40, 6), "the probe back 6 s after the restart");
+    }
+
+    @Test
+    void aTaskRuleKeepsItsWindowsAcrossARestart(Vertx vertx) throws Exception {
+        // a collapse from a high: the task served 1,000 tokens/s until +30 s, nothing after; the rule needs the
+        // high its two-minute window held before the kill, which only the checkpoint still has after it
+        ruleSet = rules("""
+                group: restart
+                layer: application
+                severity: page
+                scope: task
+                rules:
+                  - name: tokens-collapsed
+                    when: max(tokensPerSec, 2m) > 500 && tokensPerSec < 100
+                    for: 60s
+                """);
+        Script app = (s, seq, ts) -> new App(seq, ts, "serve-1", "chat", "vllm",
+                MetricValues.builder().set(Metric.TOKENS_PER_SEC, s <= 30 ? 1000 : 0).build());
+        List<Outcome> clean = run(vertx, "clean", app, 200, 0, 0, 0);
+        assertEquals(List.of(new Outcome("tokens-collapsed", T0 + 91_000, T0 + 150_000)), clean,
+                "pending from +31 s; the high leaves the window at +150 s");
+        assertEquals(clean, run(vertx, "killed", app, 200, 60, 5, 0));
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.gpuwatch.gateway.checkpoint;
 
 import io.gpuwatch.gateway.state.CardImage;
 import io.gpuwatch.gateway.state.NodeImage;
+import io.gpuwatch.gateway.state.ScopeImage;
 import io.gpuwatch.gateway.window.EventLog;
 import io.gpuwatch.gateway.window.MetricWindow;
 import io.gpuwatch.gateway.window.WindowShape;
@@ -46,7 +47,12 @@ class EvaluationFileTest {
                 Map.of("alertname", "held-hot", "node", "node-1", "uuid", "GPU-1"), "hot", "");
         AlertImage firing = new AlertImage("node-silent", "node/node-2", AlertState.FIRING, T0 + 31_000, T0 + 50_000,
                 null, null, null);
-        return new Evaluation(T0 + 400_000, List.of(node, bare), List.of(pending, firing));
+        List<ScopeImage> scopes = List.of(
+                new ScopeImage(ScopeImage.Kind.TASK, "train-7", null, "ana", "ads", "gpu-a",
+                        List.of(new CardImage.Window("tokensPerSec", 600_000, true, w.image()))),
+                new ScopeImage(ScopeImage.Kind.REPLICA, "train-7", "node-1", null, null, null, List.of()),
+                new ScopeImage(ScopeImage.Kind.QUEUE, "gpu-a", null, null, null, null, List.of()));
+        return new Evaluation(T0 + 400_000, List.of(node, bare), List.of(pending, firing), scopes);
     }
 
     @Test
@@ -59,6 +65,14 @@ class EvaluationFileTest {
         Evaluation back = loaded.evaluation();
         assertEquals(e.at(), back.at());
         assertEquals(e.alerts(), back.alerts());
+        assertEquals(e.scopes().stream().map(s -> List.of(s.kind(), s.name(), String.valueOf(s.node()),
+                        String.valueOf(s.owner()), String.valueOf(s.business()), String.valueOf(s.queue()),
+                        s.windows().size())).toList(),
+                back.scopes().stream().map(s -> List.of(s.kind(), s.name(), String.valueOf(s.node()),
+                        String.valueOf(s.owner()), String.valueOf(s.business()), String.valueOf(s.queue()),
+                        s.windows().size())).toList(), "tasks, replicas and queues, in order");
+        assertTrue(Arrays.equals(e.scopes().get(0).windows().get(0).image().values(),
+                back.scopes().get(0).windows().get(0).image().values()), "a task's window, bit for bit");
         assertEquals(2, back.nodes().size());
         NodeImage n = back.nodes().get(0);
         assertEquals(e.nodes().get(0).hello(), n.hello());
@@ -94,18 +108,23 @@ class EvaluationFileTest {
         Path file = dir.resolve(EvaluationFile.FILE_NAME);
         EvaluationFile.write(file, sample());
         List<String> lines = Files.readAllLines(file);
-        // 1 header, 2 node-1, 3 its card, 4 node-2, 5 pending alert, 6 firing alert
-        assertEquals(6, lines.size());
+        // 1 header, 2 node-1, 3 its card, 4 node-2, 5 task, 6 replica, 7 queue, 8 pending alert, 9 firing alert
+        assertEquals(9, lines.size());
         lines.set(2, lines.get(2).substring(0, lines.get(2).length() / 2));
-        lines.set(4, lines.get(4).replace("\"PENDING\"", "\"SLEEPING\""));
+        lines.set(5, "{\"replica\":\"train-7\",\"windows\":[]}");
+        lines.set(7, lines.get(7).replace("\"PENDING\"", "\"SLEEPING\""));
         lines.add("{\"card\":\"GPU-4\",\"node\":\"node-7\",\"sampled\":1}");
         Files.write(file, lines);
         EvaluationFile.Loaded loaded = EvaluationFile.read(file);
-        assertEquals(3, loaded.problems().size(), loaded.problems().toString());
+        assertEquals(4, loaded.problems().size(), loaded.problems().toString());
         assertTrue(loaded.problems().get(0).startsWith(file + ":3: "), loaded.problems().get(0));
-        assertTrue(loaded.problems().get(1).startsWith(file + ":5: state: 'SLEEPING'"), loaded.problems().get(1));
-        assertTrue(loaded.problems().get(2).startsWith(file + ":7: card 'GPU-4' names node 'node-7'"),
-                loaded.problems().get(2));
+        assertTrue(loaded.problems().get(1).startsWith(file + ":6: replica of task 'train-7': node is required"),
+                loaded.problems().get(1));
+        assertTrue(loaded.problems().get(2).startsWith(file + ":8: state: 'SLEEPING'"), loaded.problems().get(2));
+        assertTrue(loaded.problems().get(3).startsWith(file + ":10: card 'GPU-4' names node 'node-7'"),
+                loaded.problems().get(3));
+        assertEquals(List.of("train-7", "gpu-a"), loaded.evaluation().scopes().stream().map(ScopeImage::name).toList(),
+                "the task and the queue, not the damaged replica");
         assertEquals(List.of("node-1", "node-2"), loaded.evaluation().nodes().stream().map(NodeImage::name).toList());
         assertEquals(List.of(), loaded.evaluation().nodes().get(0).cards(), "the truncated card is skipped");
         assertEquals(List.of("node-silent"), loaded.evaluation().alerts().stream().map(AlertImage::rule).toList());
@@ -144,6 +163,7 @@ class EvaluationFileTest {
         assertEquals(card.windows(), n.cards().get(0).windows(), "the windows of the file that has them");
         assertEquals(List.of(), n.cards().get(1).windows(), "a card the older file lacks has none");
         assertEquals(399, n.heldSeq(), "the windows hold the samples of the file that has them");
+        assertEquals(all.scopes(), merged.scopes(), "tasks', replicas' and queues' windows are in that file only");
         assertEquals(12, n.eventSeq(), "the events are the newer file's");
     }
 }
