@@ -64,6 +64,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -263,7 +264,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                     dispatcher.deliverThrough(cluster == null ? outbox : cluster.claimed(outbox));
                     ledger = persistent;
                     persistent.recover(dispatcher::dispatch);
-                    restoreEvaluation(held, persistent.live());
+                    restoreEvaluation(held, persistent.live(), persistent.history());
                     for (Alert a : persistent.live()) {
                         String key = evaluator.instanceKey(a.rule(), a.labels());
                         if (key != null && evaluator.engine().state(a.rule(), key) == AlertState.FIRING) {
@@ -288,10 +289,13 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
      * Takes back the nodes, cards and pending and firing alerts of a checkpoint, before any probe connects: a
      * node silent since before the restart pages {@code node-silent} when a clean run would, a pending alert
      * fires at its original deadline. The ledger is written at every transition and the checkpoint up to
-     * seconds later, so a firing alert the ledger no longer holds live is not taken back (it ended, or its page
-     * was never stored) and fires again if its condition still holds.
+     * seconds later, so a firing alert the ledger no longer holds live is not taken back as firing: one the ledger
+     * resolved since comes back resolved at that time, which the probes' replay of what came before cannot undo
+     * and which does not fire again until its node has said hello or the grace is over (its condition ended after
+     * the checkpoint, on data the windows lack until then); one whose page was never stored fires again if its
+     * condition still holds.
      */
-    private void restoreEvaluation(Evaluation held, List<Alert> live) {
+    private void restoreEvaluation(Evaluation held, List<Alert> live, List<Alert> history) {
         if (held.nodes().isEmpty() && held.alerts().isEmpty() && held.scopes().isEmpty()) {
             return;
         }
@@ -310,9 +314,18 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         for (Alert a : live) {
             firing.add(a.rule() + "\n" + evaluator.instanceKey(a.rule(), a.labels()));
         }
+        Map<String, Long> resolved = new HashMap<>();
+        for (Alert a : history) {
+            resolved.merge(a.rule() + "\n" + evaluator.instanceKey(a.rule(), a.labels()), a.resolvedAt(), Math::max);
+        }
         int alerts = 0;
         for (AlertImage a : held.alerts()) {
-            if (a.state() == AlertState.FIRING && !firing.contains(a.rule() + "\n" + a.instance())) {
+            String key = a.rule() + "\n" + a.instance();
+            if (a.state() == AlertState.FIRING && !firing.contains(key)) {
+                Long at = resolved.get(key);
+                if (at != null && at >= a.activeSince()) {
+                    evaluator.engine().restoreResolved(a, at, now + Checkpoint.GRACE_MS);
+                }
                 continue;
             }
             if (evaluator.engine().restore(a, now + Checkpoint.GRACE_MS)) {

@@ -135,6 +135,15 @@ class CheckpointRestartTest {
     /** As above, the node sending what {@code script} says each second. */
     private List<Outcome> run(Vertx vertx, String name, Script script, int seconds, int killAt, int downFor,
                               int reconnectAfter) throws Exception {
+        return run(vertx, name, script, seconds, killAt, downFor, reconnectAfter, 0);
+    }
+
+    /**
+     * As above, the last checkpoint written {@code checkpointLag} seconds before the kill: the probe re-sends
+     * everything from then, and what the gateway decided meanwhile is in its ledger only.
+     */
+    private List<Outcome> run(Vertx vertx, String name, Script script, int seconds, int killAt, int downFor,
+                              int reconnectAfter, int checkpointLag) throws Exception {
         Path data = dir.resolve(name);
         now.set(T0);
         Gateway g = gateway(data);
@@ -149,15 +158,21 @@ class CheckpointRestartTest {
             if (sample != null) {
                 seq++;
             }
+            List<Path> files = List.of(data.resolve(EvaluationFile.FILE_NAME),
+                    data.resolve(Checkpoint.WINDOWS_FILE_NAME));
+            if (killAt > 0 && s == killAt - checkpointLag) {
+                Gateway writing = g;
+                await(writing.onEventLoop(() -> writing.checkpoint().orElseThrow().save()).compose(f -> f));
+                for (Path f : files) {
+                    Files.copy(f, data.resolve(f.getFileName() + ".as-killed"), StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+            if (killAt > 0 && s >= killAt - checkpointLag && s < killAt && sample != null) {
+                // taken by the gateway, but not acknowledged until a checkpoint holds it: the probe keeps it
+                buffered.add(sample);
+            }
             if (killAt > 0 && s >= killAt && s < killAt + downFor + reconnectAfter) {
                 if (s == killAt) {
-                    Gateway killed = g;
-                    await(killed.onEventLoop(() -> killed.checkpoint().orElseThrow().save()).compose(f -> f));
-                    List<Path> files = List.of(data.resolve(EvaluationFile.FILE_NAME),
-                            data.resolve(Checkpoint.WINDOWS_FILE_NAME));
-                    for (Path f : files) {
-                        Files.copy(f, data.resolve(f.getFileName() + ".as-killed"), StandardCopyOption.REPLACE_EXISTING);
-                    }
                     await(vertx.undeploy(id));
                     // a SIGKILL writes nothing on the way out: the last periodic or change-driven write is what is left
                     for (Path f : files) {
@@ -341,6 +356,20 @@ class CheckpointRestartTest {
         assertEquals(List.of(new Outcome("tokens-collapsed", T0 + 91_000, T0 + 150_000)), clean,
                 "pending from +31 s; the high leaves the window at +150 s");
         assertEquals(clean, run(vertx, "killed", app, 200, 60, 5, 0));
+    }
+
+    @Test
+    void anAlertResolvedAfterTheLastCheckpointDoesNotPageAgainAtTheRestart(Vertx vertx) throws Exception {
+        // silent from +11 s to +50 s: node-silent fires at +41 s and resolves at +51 s. The last checkpoint before
+        // the kill at +53 s is from +48 s and holds it firing, with the node silent since +10 s; the ledger holds
+        // the resolve. The restarted gateway must not page the node as silent again before its probe is back
+        LongFunction<Double> gap = s -> s > 10 && s <= 50 ? null : 60.0;
+        Script samples = (s, seq, ts) -> gap.apply(s) == null ? null : new Sample(seq, ts, List.of(
+                new CardReading(CARD, MetricValues.builder().set(Metric.TEMP_C, gap.apply(s)).build(), List.of())));
+        List<Outcome> clean = run(vertx, "clean", samples, 90, 0, 0, 0, 0);
+        assertEquals(List.of(new Outcome("node-silent", T0 + 41_000, T0 + 51_000)), clean);
+        assertEquals(clean, run(vertx, "killed", samples, 90, 53, 5, 0, 5));
+        assertEquals(clean, run(vertx, "killed-late", samples, 90, 53, 5, 4, 5), "the probe back 4 s after the restart");
     }
 
     @Test

@@ -198,6 +198,11 @@ public final class RuleEngine {
     private Transition step(Rule rule, String instanceKey, ScopeView view, Map<String, Slot> slots, long now,
                             long startedNanos) {
         Slot slot = slots.get(rule.name());
+        if (slot != null && slot.last != null && now < slot.last.at()) {
+            // a re-sent backlog is evaluated at the times it was read; what it shows from before the alert's last
+            // change (made by a tick while its node was away, or resolved before a restart) is decided already
+            return null;
+        }
         // a rule with consecutive() counts every evaluation, so its instances keep a slot while not holding
         if (slot == null && rule.streaks() > 0) {
             slot = new Slot();
@@ -225,13 +230,11 @@ public final class RuleEngine {
             slot = new Slot();
             slots.put(rule.name(), slot);
         }
-        if (slot.last != null && now < slot.last.at()) {
-            // a re-sent backlog is evaluated at the times it was read, which may precede a change made since
-            // (a tick while its node was away): an alert never changes before its last change
-            now = slot.last.at();
-        }
         if (!holds && now < slot.graceUntil
                 && (slot.state == AlertState.PENDING || slot.state == AlertState.FIRING)) {
+            return null;
+        }
+        if (holds && now < slot.graceUntil && slot.state == AlertState.RESOLVED) {
             return null;
         }
         if (slot.restoredHoldMs >= 0) {
@@ -621,6 +624,28 @@ public final class RuleEngine {
             slot.last = new Transition(rule, image.labels(), from, image.state(), image.activeSince(),
                     image.activeSince(), image.summary(), image.description());
         }
+        instances.computeIfAbsent(image.instance(), k -> new HashMap<>()).put(image.rule(), slot);
+        return true;
+    }
+
+    /**
+     * Takes back an alert a checkpoint held as firing and the ledger has resolved at {@code resolvedAt} since: it
+     * stays resolved as of then, whatever a re-sent backlog from before that shows, and until {@code graceUntil}
+     * (or its node's hello) a true condition does not fire it again, since the data that ended it is not in the
+     * windows yet. Not kept by a later checkpoint. Returns false, changing nothing, for a rule that is not loaded.
+     */
+    public boolean restoreResolved(AlertImage image, long resolvedAt, long graceUntil) {
+        Rule rule = set.rules().stream().filter(r -> r.name().equals(image.rule())).findFirst().orElse(null);
+        if (rule == null) {
+            return false;
+        }
+        Slot slot = new Slot();
+        slot.state = AlertState.RESOLVED;
+        slot.activeSince = image.activeSince();
+        slot.graceUntil = graceUntil;
+        graced.add(image.instance());
+        slot.last = new Transition(rule, image.labels() == null ? Map.of() : image.labels(), AlertState.FIRING,
+                AlertState.RESOLVED, resolvedAt, image.activeSince(), image.summary(), image.description());
         instances.computeIfAbsent(image.instance(), k -> new HashMap<>()).put(image.rule(), slot);
         return true;
     }

@@ -49,6 +49,28 @@ class RestoreTest {
     }
 
     @Test
+    void anAlertResolvedAfterTheCheckpointStaysResolvedThroughTheBacklogAndTheGrace() {
+        RuleSet set = rules();
+        RuleEngine engine = new RuleEngine(set);
+        // the checkpoint held it firing since 5 s; the ledger resolved it at 60 s, after that checkpoint
+        AlertImage image = new AlertImage("held", KEY, AlertState.FIRING, 5_000, -1, java.util.Map.of("alertname",
+                "held"), "s", "d");
+        assertTrue(engine.restoreResolved(image, 60_000, 80_000));
+        assertEquals(AlertState.RESOLVED, engine.state("held", KEY));
+        FakeScope card = FakeScope.card(set, "n1", "GPU-1").allocated(true);
+        for (long t = 50_000; t < 60_000; t += 1000) {
+            engine.evaluate(ScopeKind.CARD, KEY, card.at(t), out::add);
+        }
+        assertTrue(out.isEmpty(), "a backlog from before the resolve is decided already " + states());
+        engine.evaluate(ScopeKind.CARD, KEY, card.at(70_000), out::add);
+        assertTrue(out.isEmpty(), "in its grace a true condition does not fire it again " + states());
+        engine.endGrace(KEY, "card/n1/");
+        engine.evaluate(ScopeKind.CARD, KEY, card.at(71_000), out::add);
+        assertEquals(List.of("RESOLVED->FIRING at 71000 since 71000"), states(),
+                "its node back, a condition that holds is a new episode");
+    }
+
+    @Test
     void anAlertOfARuleThatIsNoLongerLoadedIsNotRestored() {
         RuleEngine engine = new RuleEngine(rules());
         assertFalse(engine.restore("gone", KEY, 5_000));
