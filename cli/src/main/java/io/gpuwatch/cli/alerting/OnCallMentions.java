@@ -81,11 +81,17 @@ public final class OnCallMentions implements OnCall {
 
     @Override
     public List<String> addresses() {
+        return named().stream().map(Named::address).toList();
+    }
+
+    @Override
+    public List<Named> named() {
         Instant now = clock.instant();
-        Set<String> out = new LinkedHashSet<>();
+        Set<String> seen = new LinkedHashSet<>();
+        List<Named> out = new ArrayList<>();
         for (Target t : targets) {
-            t.schedule().onCall(t.layer(), now).flatMap(roster::person).flatMap(p -> p.contact(channel))
-                    .ifPresent(out::add);
+            t.schedule().onCall(t.layer(), now).flatMap(roster::person).ifPresent(p -> p.contact(channel)
+                    .filter(seen::add).ifPresent(a -> out.add(new Named(a, p.name()))));
         }
         return List.copyOf(out);
     }

@@ -66,7 +66,7 @@ final class ReceiverReader {
     /** The types that take a {@code digest:} schedule: chat channels a person reads, and the console. */
     static final List<String> DIGEST_TYPES = List.of("slack", "teams", "feishu", "dingtalk", "wecom", "console");
     /** The chat types whose messages can mention the on-call person ({@code mention:}). */
-    static final List<String> MENTION_TYPES = List.of("slack", "feishu", "dingtalk", "wecom");
+    static final List<String> MENTION_TYPES = List.of("slack", "teams", "feishu", "dingtalk", "wecom");
     /**
      * The types whose service can report acknowledgements back through a webhook: the pagers, Slack, whose
      * messages then carry an Acknowledge button (its app's signing secret signs the clicks), and the chat bots
@@ -245,7 +245,8 @@ final class ReceiverReader {
                             hookSecret != null),
                     c -> w -> SlackReportTarget.create(w.vertx(), w.client(), name, c));
             case "teams" -> chat(TeamsConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> TeamsReceiver.create(w.vertx(), w.client(), name, c),
+                    c -> w -> TeamsReceiver.create(w.vertx(), w.client(), name, c,
+                            OnCallMentions.of(w.roster(), mention, "teams", InstantSource.system())),
                     c -> w -> TeamsReportTarget.create(w.vertx(), w.client(), name, c));
             case "feishu" -> chat(FeishuConfig.parse(fields, path, secrets), path, node,
                     c -> w -> FeishuReceiver.create(w.vertx(), w.client(), name, c,
