@@ -106,7 +106,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private RecentFrames recent = new RecentFrames(RecentFrames.DEFAULT_BUDGET_BYTES);
     private TlsFiles tls;
     private Path alertingFile;
-    private Roster roster = Roster.EMPTY;
+    private Supplier<Roster> roster = () -> Roster.EMPTY;
     private Path rosterFile;
     private final RuleFiles ruleFiles;
     private volatile RuleSet rules;
@@ -886,6 +886,14 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
      * hash the status API then covers too (docs/oncall.md); call before deploying.
      */
     public Gateway roster(Roster roster, Path file) {
+        return roster(() -> roster, file);
+    }
+
+    /**
+     * As {@link #roster(Roster, Path)}, answering from the roster {@code roster} holds at each request: the on-call
+     * file read again when it changes or on SIGHUP ({@code WatchedFile}).
+     */
+    public Gateway roster(Supplier<Roster> roster, Path file) {
         this.roster = roster;
         this.rosterFile = file;
         return this;
@@ -893,7 +901,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
 
     @Override
     public Roster roster() {
-        return roster;
+        return roster.get();
     }
 
     @Override
