@@ -139,6 +139,7 @@ final class ReceiverReader {
         fields.remove("type");
         fields.remove("digest");
         fields.remove("webhookSecret");
+        fields.remove("callbackKey");
         fields.remove("mention");
         String path = "receivers." + (name == null ? "[" + index + "]" : name);
         String label = name == null ? "receivers[" + index + "]" : name;
@@ -148,6 +149,7 @@ final class ReceiverReader {
         }
         int before = diagnostics.size();
         Secret webhookSecret = webhookSecret(keys.get("webhookSecret"), values, lower, path, m);
+        Secret callbackKey = callbackKey(keys.get("callbackKey"), values, lower, path, m);
         boolean hookOk = diagnostics.size() == before;
         Made made = factory(lower, label, fields, path, m, mention, webhookSecret);
         diagnostics.addAll(afterEach.apply(path, m));
@@ -155,7 +157,7 @@ final class ReceiverReader {
         if (made != null && name != null && digests != null && hookOk) {
             int[] p = position(m);
             specs.add(new ReceiverSpec(name, lower, file, p[0], p[1], made.receiver(), digests,
-                    digests.isEmpty() ? null : made.reports(), webhookSecret, mention));
+                    digests.isEmpty() ? null : made.reports(), webhookSecret, mention, callbackKey));
         }
     }
 
@@ -228,6 +230,25 @@ final class ReceiverReader {
         }
         Fields f = new Fields(values, path);
         Secret secret = secrets.read(f, "webhookSecret", true);
+        problems(f.problems(), path, node);
+        return secret;
+    }
+
+    /**
+     * The Encrypt Key of the Feishu app whose card callbacks the gateway takes for this receiver: null without
+     * {@code callbackKey:}, and null with an error at its place when it is on another type or cannot be read.
+     */
+    private Secret callbackKey(NodeTuple entry, Map<?, ?> values, String type, String path, MappingNode node) {
+        if (entry == null) {
+            return null;
+        }
+        if (!type.equals("feishu")) {
+            error(entry.getKeyNode(), "`callbackKey` is the Encrypt Key of a Feishu app whose card callbacks the "
+                    + "gateway takes, so it is for feishu receivers only, not " + type);
+            return null;
+        }
+        Fields f = new Fields(values, path);
+        Secret secret = secrets.read(f, "callbackKey", true);
         problems(f.problems(), path, node);
         return secret;
     }

@@ -54,6 +54,7 @@ public final class ApiRoutes {
         SilenceEdits silenceEdits = new SilenceEdits(gateway, changes);
         AlertActions alertActions = new AlertActions(gateway, acks, silenceEdits);
         new ChatActions(gateway, alertActions).mount(router);
+        new FeishuCallbacks(gateway, alertActions).mount(router);
         new AckLinks(gateway, acks).mount(router);
         new AlertRoutes(gateway, acks, changes).mount(router, guard);
         // after the alert routes, so /api/v1/alerts/history is not taken for a fingerprint
