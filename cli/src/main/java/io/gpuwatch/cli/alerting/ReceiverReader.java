@@ -151,7 +151,7 @@ final class ReceiverReader {
         Secret webhookSecret = webhookSecret(keys.get("webhookSecret"), values, lower, path, m);
         Secret callbackKey = callbackKey(keys.get("callbackKey"), values, lower, path, m);
         boolean hookOk = diagnostics.size() == before;
-        Made made = factory(lower, label, fields, path, m, mention, webhookSecret);
+        Made made = factory(lower, label, fields, path, m, mention, webhookSecret, callbackKey);
         diagnostics.addAll(afterEach.apply(path, m));
         List<DigestSchedule> digests = digests(keys.get("digest"), lower);
         if (made != null && name != null && digests != null && hookOk) {
@@ -258,7 +258,7 @@ final class ReceiverReader {
     }
 
     private Made factory(String type, String name, Map<Object, Object> fields, String path, MappingNode node,
-                         List<MentionRef> mention, Secret hookSecret) {
+                         List<MentionRef> mention, Secret hookSecret, Secret callbackKey) {
         return switch (type) {
             case "slack" -> chat(SlackConfig.parse(fields, path, secrets), path, node,
                     c -> w -> SlackReceiver.create(w.vertx(), w.client(), name, c,
@@ -272,7 +272,7 @@ final class ReceiverReader {
             case "feishu" -> chat(FeishuConfig.parse(fields, path, secrets), path, node,
                     c -> w -> FeishuReceiver.create(w.vertx(), w.client(), name, c,
                             OnCallMentions.of(w.roster(), mention, "feishu", InstantSource.system()),
-                            ackLink(w, name, hookSecret)),
+                            ackLink(w, name, hookSecret), callbackKey != null),
                     c -> w -> FeishuReportTarget.create(w.vertx(), w.client(), name, c));
             case "dingtalk" -> chat(DingTalkConfig.parse(fields, path, secrets), path, node,
                     c -> w -> DingTalkReceiver.create(w.vertx(), w.client(), name, c,
