@@ -1,6 +1,7 @@
 package io.gpuwatch.cli;
 
 import io.gpuwatch.cli.alerting.AlertingLoad;
+import io.gpuwatch.cli.alerting.MentionRef;
 import io.gpuwatch.cli.alerting.Wiring;
 import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
@@ -238,15 +239,21 @@ final class GatewayCommand implements Callable<Integer> {
             return 1;
         }
 
-        Roster roster = Loading.roster(oncallFile, err);
-        if (roster == null) {
-            return 1;
-        }
-
         AlertingLoad alerting = receivers.alertingFile(err);
         if (alerting != null && !alerting.ok()) {
             return 1;
         }
+        WatchedFile<Roster> rosterFile = null;
+        if (oncallFile != null) {
+            List<MentionRef> mentions = alerting == null ? List.of()
+                    : alerting.receivers().stream().flatMap(r -> r.mentions().stream()).toList();
+            rosterFile = WatchedFile.read(oncallFile, Loading.rosterReader(mentions), err::println);
+            err.flush();
+            if (rosterFile == null) {
+                return 1;
+            }
+        }
+        Supplier<Roster> roster = rosterFile == null ? () -> Roster.EMPTY : rosterFile;
         ClusterSettings clusterSettings = null;
         if (cluster) {
             clusterSettings = clusterSettings(host, port, err);
@@ -286,6 +293,9 @@ final class GatewayCommand implements Callable<Integer> {
         if (tls != null) {
             tls.watch(vertx, reloadInterval);
         }
+        if (rosterFile != null) {
+            rosterFile.watch(vertx, reloadInterval);
+        }
         RuleFiles ruleFiles = new RuleFiles(rulePaths, reloadInterval);
         Gateway gateway = new Gateway(config, ruleSet, ruleFiles, probeTokens, out.receivers(), out.routing(),
                 InstantSource.system()).access(access).tls(tls).roster(roster, oncallFile)
@@ -316,7 +326,7 @@ final class GatewayCommand implements Callable<Integer> {
             vertx.close();
             return 1;
         }
-        reloadOnSighup(gateway, err);
+        reloadOnSighup(gateway, rosterFile, err);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
@@ -407,10 +417,19 @@ final class GatewayCommand implements Callable<Integer> {
         }
     }
 
-    /** SIGHUP takes the same path as POST /-/reload; the reloader logs the outcome. */
-    private static void reloadOnSighup(Gateway gateway, PrintWriter err) {
+    /**
+     * SIGHUP takes the same path as POST /-/reload for the rules, and reads the on-call file again if it changed;
+     * the reloader and the watched file log the outcome.
+     */
+    private static void reloadOnSighup(Gateway gateway, WatchedFile<Roster> rosterFile, PrintWriter err) {
         try {
-            Signal.handle(new Signal("HUP"), s -> gateway.reloader().ifPresent(r -> r.reload("SIGHUP")));
+            Signal.handle(new Signal("HUP"), s -> {
+                gateway.reloader().ifPresent(r -> r.reload("SIGHUP"));
+                // on the signal's own thread, which no event loop waits on
+                if (rosterFile != null) {
+                    rosterFile.check();
+                }
+            });
         } catch (IllegalArgumentException e) {
             err.println("no SIGHUP on this platform: reload the rules with POST /-/reload or by saving a rule file");
             err.flush();

@@ -6,6 +6,9 @@ import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
 
+import io.gpuwatch.cli.alerting.MentionRef;
+import io.gpuwatch.cli.alerting.OnCallMentions;
+import io.gpuwatch.gateway.reload.WatchedFile;
 import io.gpuwatch.gateway.schedule.Roster;
 import io.gpuwatch.gateway.schedule.RosterLoad;
 
@@ -13,7 +16,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 
-/** Loads rule and pricing files for a command, printing every diagnostic with its position. */
+/** Loads rule, pricing and on-call files for a command, printing every diagnostic with its position. */
 final class Loading {
     private Loading() {
     }
@@ -38,6 +41,24 @@ final class Loading {
         load.errors().forEach(err::println);
         err.flush();
         return load.pricing();
+    }
+
+    /**
+     * Reads an on-call file for the gateway, at start and again when it changes or on SIGHUP: every diagnostic
+     * goes to {@code problems} at its file:line:col, and a file with errors, or without a schedule or layer that
+     * {@code mentions} (the alerting file's {@code mention:}s) name, gives null, so the roster in force stays.
+     */
+    static WatchedFile.Reader<Roster> rosterReader(List<MentionRef> mentions) {
+        return (file, problems) -> {
+            RosterLoad load = Roster.load(file);
+            load.diagnostics().forEach(d -> problems.accept(d.toString()));
+            if (!load.ok()) {
+                return null;
+            }
+            List<String> missing = OnCallMentions.problems(load.roster(), mentions);
+            missing.forEach(problems);
+            return missing.isEmpty() ? load.roster() : null;
+        };
     }
 
     /** The roster of an on-call file, {@link Roster#EMPTY} without one, or null after printing its errors. */

@@ -21,6 +21,7 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * Receiver options shared by {@code gateway} and {@code demo}: an alerting file with receivers and routing, or
@@ -77,14 +78,15 @@ final class Receivers {
      * be ok), else the console and webhooks; fails with a message naming the option when one is wrong.
      */
     Delivery build(Vertx vertx, String externalUrl, AlertingLoad file) {
-        return build(vertx, externalUrl, file, Roster.EMPTY);
+        return build(vertx, externalUrl, file, () -> Roster.EMPTY);
     }
 
     /**
-     * As {@link #build(Vertx, String, AlertingLoad)}, with the chat receivers' mentions read from {@code roster};
-     * a {@code mention:} of a schedule or layer the roster lacks fails with its place.
+     * As {@link #build(Vertx, String, AlertingLoad)}, with the chat receivers' mentions read from the roster
+     * {@code roster} holds at each send; a {@code mention:} of a schedule or layer the roster lacks fails with its
+     * place.
      */
-    Delivery build(Vertx vertx, String externalUrl, AlertingLoad file, Roster roster) {
+    Delivery build(Vertx vertx, String externalUrl, AlertingLoad file, Supplier<Roster> roster) {
         if (file != null) {
             if (!webhooks.isEmpty() || bearerEnv != null) {
                 throw new IllegalArgumentException("--webhook: the receivers come from the --alerting file; add the "

@@ -36,10 +36,14 @@ import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.gateway.state.NodeImage;
 import io.gpuwatch.gateway.state.NodeState;
 import io.gpuwatch.gateway.state.ScopeImage;
+import io.gpuwatch.gateway.silence.Resolution;
+import io.gpuwatch.gateway.silence.Silence;
 import io.gpuwatch.gateway.store.AsyncStore;
+import io.gpuwatch.gateway.store.AuditEntry;
 import io.gpuwatch.gateway.store.Backoff;
 import io.gpuwatch.gateway.store.StoreException;
 import io.gpuwatch.gateway.tls.TlsFiles;
+import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.protocol.App;
 import io.gpuwatch.protocol.Event;
@@ -62,6 +66,7 @@ import io.vertx.ext.web.Router;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -102,7 +107,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private RecentFrames recent = new RecentFrames(RecentFrames.DEFAULT_BUDGET_BYTES);
     private TlsFiles tls;
     private Path alertingFile;
-    private Roster roster = Roster.EMPTY;
+    private Supplier<Roster> roster = () -> Roster.EMPTY;
     private Path rosterFile;
     private final RuleFiles ruleFiles;
     private volatile RuleSet rules;
@@ -768,7 +773,39 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 cluster.record(n);
             }
             dispatcher.dispatch(n);
+            if (n.status() == Notification.Status.RESOLVED) {
+                endResolution(n.fingerprint());
+            }
         });
+    }
+
+    /**
+     * Ends the silences that a Resolve from chat made for alert {@code fingerprint}, now that its condition has
+     * cleared, so its next episode pages (docs/oncall.md); stored with an audit entry and shared like any expiry.
+     */
+    private void endResolution(String fingerprint) {
+        Instant now = clock.instant();
+        for (Silence s : dispatcher.silences().list(Silence.State.ACTIVE, now)) {
+            if (Resolution.awaited(s).filter(fingerprint::equals).isEmpty()
+                    || !dispatcher.silences().expire(s.id(), now)) {
+                continue;
+            }
+            Silence expired = dispatcher.silences().get(s.id()).orElseThrow();
+            AuditEntry audit = new AuditEntry(0, now, "gateway", "silence.expire", s.id(), "alert " + fingerprint
+                    + " resolved", "");
+            Future<Void> kept = store == null ? Future.succeededFuture()
+                    : store.run(st -> {
+                        st.silences().save(expired);
+                        return st.audit().add(audit);
+                    }).mapEmpty();
+            kept.onSuccess(v -> {
+                if (cluster != null) {
+                    cluster.share(expired);
+                }
+            }).onFailure(e -> LOG.warning("the end of silence " + s.id() + " (alert " + fingerprint + " resolved) "
+                    + "could not be stored; it ends here, and again after a restart at its end time: "
+                    + e.getMessage()));
+        }
     }
 
     public FleetState fleet() {
@@ -864,6 +901,14 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
      * hash the status API then covers too (docs/oncall.md); call before deploying.
      */
     public Gateway roster(Roster roster, Path file) {
+        return roster(() -> roster, file);
+    }
+
+    /**
+     * As {@link #roster(Roster, Path)}, answering from the roster {@code roster} holds at each request: the on-call
+     * file read again when it changes or on SIGHUP ({@code WatchedFile}).
+     */
+    public Gateway roster(Supplier<Roster> roster, Path file) {
         this.roster = roster;
         this.rosterFile = file;
         return this;
@@ -871,7 +916,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
 
     @Override
     public Roster roster() {
-        return roster;
+        return roster.get();
     }
 
     @Override

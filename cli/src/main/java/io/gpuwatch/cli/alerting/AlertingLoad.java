@@ -63,16 +63,19 @@ public record AlertingLoad(List<ReceiverSpec> receivers, RoutingConfig routing, 
     }
 
     /**
-     * The acknowledgement webhooks of the receivers with a {@code webhookSecret:}, in file order, for
-     * {@code Gateway.pagerHooks(..)}.
+     * The acknowledgement webhooks of the receivers with a {@code webhookSecret:}, in file order, then the card
+     * callbacks of the Feishu receivers with a {@code callbackKey:}, for {@code Gateway.pagerHooks(..)}.
      */
     public List<PagerHook> pagerHooks() {
         if (!ok()) {
             throw new IllegalStateException("an alerting file with errors has no webhooks to take: " + errors());
         }
-        return receivers.stream().filter(r -> r.webhookSecret() != null)
+        List<PagerHook> hooks = new ArrayList<>(receivers.stream().filter(r -> r.webhookSecret() != null)
                 .map(r -> new PagerHook(r.name(), PagerHook.Service.valueOf(r.type().toUpperCase(Locale.ROOT)),
                         r.webhookSecret()))
-                .toList();
+                .toList());
+        receivers.stream().filter(r -> r.callbackKey() != null)
+                .forEach(r -> hooks.add(new PagerHook(r.name(), PagerHook.Service.FEISHU_APP, r.callbackKey())));
+        return List.copyOf(hooks);
     }
 }

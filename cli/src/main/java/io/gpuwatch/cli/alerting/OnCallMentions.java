@@ -13,6 +13,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * The people a chat receiver mentions: for each schedule layer its {@code mention:} names, whoever is on call
@@ -20,41 +21,39 @@ import java.util.Set;
  * mentioned there).
  */
 public final class OnCallMentions implements OnCall {
-    private record Target(Schedule schedule, Layer layer) {
-    }
-
-    private final Roster roster;
-    private final List<Target> targets;
+    private final Supplier<Roster> roster;
+    private final List<MentionRef> refs;
     private final String channel;
     private final InstantSource clock;
 
-    private OnCallMentions(Roster roster, List<Target> targets, String channel, InstantSource clock) {
+    private OnCallMentions(Supplier<Roster> roster, List<MentionRef> refs, String channel, InstantSource clock) {
         this.roster = roster;
-        this.targets = List.copyOf(targets);
+        this.refs = List.copyOf(refs);
         this.channel = channel;
         this.clock = clock;
     }
 
-    /**
-     * The mentions of {@code refs} on {@code channel}, read from {@code roster} at {@code clock}'s time of each
-     * send; {@link OnCall#NOBODY} without refs.
-     *
-     * @throws IllegalArgumentException naming the place of a ref whose schedule or layer the roster lacks
-     */
+    /** As {@link #of(Supplier, List, String, InstantSource)} with a roster that never changes. */
     public static OnCall of(Roster roster, List<MentionRef> refs, String channel, InstantSource clock) {
+        return of(() -> roster, refs, channel, clock);
+    }
+
+    /**
+     * The mentions of {@code refs} on {@code channel}, looked up at {@code clock}'s time of each send in the roster
+     * {@code roster} holds then (the on-call file reloads while the gateway runs); {@link OnCall#NOBODY} without
+     * refs.
+     *
+     * @throws IllegalArgumentException naming the place of a ref whose schedule or layer the roster lacks now
+     */
+    public static OnCall of(Supplier<Roster> roster, List<MentionRef> refs, String channel, InstantSource clock) {
         if (refs.isEmpty()) {
             return NOBODY;
         }
-        List<String> problems = problems(roster, refs);
+        List<String> problems = problems(roster.get(), refs);
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException(String.join("\n", problems));
         }
-        List<Target> targets = new ArrayList<>();
-        for (MentionRef ref : refs) {
-            Schedule s = roster.schedule(ref.schedule()).orElseThrow();
-            targets.add(new Target(s, ref.layer() == null ? s.layers().get(0) : s.layer(ref.layer()).orElseThrow()));
-        }
-        return new OnCallMentions(roster, targets, channel, clock);
+        return new OnCallMentions(roster, refs, channel, clock);
     }
 
     /** Every ref whose schedule or layer {@code roster} lacks, as a {@code file:line:col: error: …} line. */
@@ -81,11 +80,26 @@ public final class OnCallMentions implements OnCall {
 
     @Override
     public List<String> addresses() {
+        return named().stream().map(Named::address).toList();
+    }
+
+    @Override
+    public List<Named> named() {
         Instant now = clock.instant();
-        Set<String> out = new LinkedHashSet<>();
-        for (Target t : targets) {
-            t.schedule().onCall(t.layer(), now).flatMap(roster::person).flatMap(p -> p.contact(channel))
-                    .ifPresent(out::add);
+        // one roster for the whole message, though a reload may swap it meanwhile
+        Roster r = roster.get();
+        Set<String> seen = new LinkedHashSet<>();
+        List<Named> out = new ArrayList<>();
+        for (MentionRef ref : refs) {
+            // a reload that drops a mentioned layer is refused, so a ref always resolves; skipped if not
+            Optional<Schedule> s = r.schedule(ref.schedule());
+            Optional<Layer> layer = s.flatMap(sc -> ref.layer() == null
+                    ? sc.layers().stream().findFirst() : sc.layer(ref.layer()));
+            if (layer.isEmpty()) {
+                continue;
+            }
+            s.get().onCall(layer.get(), now).flatMap(r::person).ifPresent(p -> p.contact(channel)
+                    .filter(seen::add).ifPresent(a -> out.add(new Named(a, p.name()))));
         }
         return List.copyOf(out);
     }

@@ -66,7 +66,7 @@ final class ReceiverReader {
     /** The types that take a {@code digest:} schedule: chat channels a person reads, and the console. */
     static final List<String> DIGEST_TYPES = List.of("slack", "teams", "feishu", "dingtalk", "wecom", "console");
     /** The chat types whose messages can mention the on-call person ({@code mention:}). */
-    static final List<String> MENTION_TYPES = List.of("slack", "feishu", "dingtalk", "wecom");
+    static final List<String> MENTION_TYPES = List.of("slack", "teams", "feishu", "dingtalk", "wecom");
     /**
      * The types whose service can report acknowledgements back through a webhook: the pagers, Slack, whose
      * messages then carry an Acknowledge button (its app's signing secret signs the clicks), and the chat bots
@@ -139,6 +139,7 @@ final class ReceiverReader {
         fields.remove("type");
         fields.remove("digest");
         fields.remove("webhookSecret");
+        fields.remove("callbackKey");
         fields.remove("mention");
         String path = "receivers." + (name == null ? "[" + index + "]" : name);
         String label = name == null ? "receivers[" + index + "]" : name;
@@ -148,14 +149,15 @@ final class ReceiverReader {
         }
         int before = diagnostics.size();
         Secret webhookSecret = webhookSecret(keys.get("webhookSecret"), values, lower, path, m);
+        Secret callbackKey = callbackKey(keys.get("callbackKey"), values, lower, path, m);
         boolean hookOk = diagnostics.size() == before;
-        Made made = factory(lower, label, fields, path, m, mention, webhookSecret);
+        Made made = factory(lower, label, fields, path, m, mention, webhookSecret, callbackKey);
         diagnostics.addAll(afterEach.apply(path, m));
         List<DigestSchedule> digests = digests(keys.get("digest"), lower);
         if (made != null && name != null && digests != null && hookOk) {
             int[] p = position(m);
             specs.add(new ReceiverSpec(name, lower, file, p[0], p[1], made.receiver(), digests,
-                    digests.isEmpty() ? null : made.reports(), webhookSecret, mention));
+                    digests.isEmpty() ? null : made.reports(), webhookSecret, mention, callbackKey));
         }
     }
 
@@ -232,12 +234,31 @@ final class ReceiverReader {
         return secret;
     }
 
+    /**
+     * The Encrypt Key of the Feishu app whose card callbacks the gateway takes for this receiver: null without
+     * {@code callbackKey:}, and null with an error at its place when it is on another type or cannot be read.
+     */
+    private Secret callbackKey(NodeTuple entry, Map<?, ?> values, String type, String path, MappingNode node) {
+        if (entry == null) {
+            return null;
+        }
+        if (!type.equals("feishu")) {
+            error(entry.getKeyNode(), "`callbackKey` is the Encrypt Key of a Feishu app whose card callbacks the "
+                    + "gateway takes, so it is for feishu receivers only, not " + type);
+            return null;
+        }
+        Fields f = new Fields(values, path);
+        Secret secret = secrets.read(f, "callbackKey", true);
+        problems(f.problems(), path, node);
+        return secret;
+    }
+
     /** What a receiver entry makes: the receiver, and for chat types the target its digests are posted to. */
     private record Made(ReceiverSpec.Factory receiver, ReceiverSpec.ReportFactory reports) {
     }
 
     private Made factory(String type, String name, Map<Object, Object> fields, String path, MappingNode node,
-                         List<MentionRef> mention, Secret hookSecret) {
+                         List<MentionRef> mention, Secret hookSecret, Secret callbackKey) {
         return switch (type) {
             case "slack" -> chat(SlackConfig.parse(fields, path, secrets), path, node,
                     c -> w -> SlackReceiver.create(w.vertx(), w.client(), name, c,
@@ -245,12 +266,13 @@ final class ReceiverReader {
                             hookSecret != null),
                     c -> w -> SlackReportTarget.create(w.vertx(), w.client(), name, c));
             case "teams" -> chat(TeamsConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> TeamsReceiver.create(w.vertx(), w.client(), name, c),
+                    c -> w -> TeamsReceiver.create(w.vertx(), w.client(), name, c,
+                            OnCallMentions.of(w.roster(), mention, "teams", InstantSource.system())),
                     c -> w -> TeamsReportTarget.create(w.vertx(), w.client(), name, c));
             case "feishu" -> chat(FeishuConfig.parse(fields, path, secrets), path, node,
                     c -> w -> FeishuReceiver.create(w.vertx(), w.client(), name, c,
                             OnCallMentions.of(w.roster(), mention, "feishu", InstantSource.system()),
-                            ackLink(w, name, hookSecret)),
+                            ackLink(w, name, hookSecret), callbackKey != null),
                     c -> w -> FeishuReportTarget.create(w.vertx(), w.client(), name, c));
             case "dingtalk" -> chat(DingTalkConfig.parse(fields, path, secrets), path, node,
                     c -> w -> DingTalkReceiver.create(w.vertx(), w.client(), name, c,

@@ -11,11 +11,12 @@ import java.util.List;
  * One receiver of an alerting file, checked, with where it was written; {@link #create} makes it. A chat
  * receiver with a {@code digest:} also has its schedules and makes the target its digests go to. A pager with a
  * {@code webhookSecret:} has the secret its service proves acknowledgement webhooks with (null without). A chat
- * receiver with {@code mention:} names the schedule layers whose on-call person its messages mention.
+ * receiver with {@code mention:} names the schedule layers whose on-call person its messages mention. A Feishu
+ * receiver with {@code callbackKey:} has its Feishu app's Encrypt Key, which signs the app's card callbacks.
  */
 public record ReceiverSpec(String name, String type, String file, int line, int column, Factory factory,
                            List<DigestSchedule> digests, ReportFactory reports, Secret webhookSecret,
-                           List<MentionRef> mentions) {
+                           List<MentionRef> mentions, Secret callbackKey) {
     /** Makes a receiver once its file has been checked. */
     @FunctionalInterface
     public interface Factory {
@@ -38,7 +39,7 @@ public record ReceiverSpec(String name, String type, String file, int line, int 
 
     /** A receiver without digests. */
     public ReceiverSpec(String name, String type, String file, int line, int column, Factory factory) {
-        this(name, type, file, line, column, factory, List.of(), null, null, List.of());
+        this(name, type, file, line, column, factory, List.of(), null, null, List.of(), null);
     }
 
     /** The receiver, over the shared client and the wiring's console. */

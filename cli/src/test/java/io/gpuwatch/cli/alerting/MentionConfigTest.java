@@ -80,6 +80,11 @@ class MentionConfigTest {
         OnCall dingtalk = OnCallMentions.of(roster(), List.of(ref), "dingtalk",
                 () -> Instant.parse("2026-12-12T09:00:00Z"));
         assertEquals(List.of(), dingtalk.addresses(), "Ana has no DingTalk number");
+        OnCall teams = OnCallMentions.of(roster(), List.of(ref), "teams", () -> Instant.parse("2026-12-12T09:00:00Z"));
+        assertEquals(List.of(new OnCall.Named("ana@example.com", "Ana Souza")), teams.named(),
+                "Teams mentions Ana by her UPN, shown with her name");
+        assertEquals(List.of(), OnCallMentions.of(roster(), List.of(ref), "teams",
+                () -> Instant.parse("2026-12-12T07:00:00Z")).named(), "Wei has no Teams contact");
     }
 
     @Test
@@ -122,7 +127,7 @@ class MentionConfigTest {
                 """);
         assertFalse(load.ok());
         assertEquals(List.of("a.yml:5:5: error: `mention` is for chat receivers that can mention people (slack, "
-                        + "feishu, dingtalk, wecom), not pagerduty",
+                        + "teams, feishu, dingtalk, wecom), not pagerduty",
                 "a.yml:9:15: error: `mention` takes schedule layers such as `gpu-platform/primary` (or "
                         + "`gpu-platform` for its first layer)"),
                 load.errors().stream().map(Diagnostic::toString).toList());

@@ -18,7 +18,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** {@code webhookSecret:} of pagers: read like every other secret, refused where it has no meaning. */
 class WebhookSecretConfigTest {
     private static final Map<String, String> ENV = Map.of("KEY", "0123456789abcdef0123456789abcdef",
-            "PD_HOOK", "pd-signing-secret");
+            "PD_HOOK", "pd-signing-secret", "LARK_KEY", "lark-encrypt-key",
+            "FEISHU", "https://open.feishu.cn/open-apis/bot/v2/hook/0a1b2c3d", "SLACK",
+            "https://hooks.slack.com/services/T1/B1/X1");
     private static final SecretSource SECRETS = new SecretSource(ENV::get,
             p -> p.toString().equals("/run/secrets/opsgenie-hook") ? "og-shared-secret\n" : null);
 
@@ -54,6 +56,43 @@ class WebhookSecretConfigTest {
         assertEquals("og-shared-secret", hooks.get(1).secret().reveal());
         assertEquals("file /run/secrets/opsgenie-hook", hooks.get(1).secret().source());
         assertFalse(hooks.toString().contains("pd-signing-secret"), hooks.toString());
+    }
+
+    @Test
+    void aFeishuReceiverWithACallbackKeyTakesItsAppsCardCallbacks() {
+        AlertingLoad load = parse("""
+                receivers:
+                  - name: lark
+                    type: feishu
+                    url: {env: FEISHU}
+                    webhookSecret: {env: KEY}
+                    callbackKey: {env: LARK_KEY}
+                  - name: chat
+                    type: slack
+                    url: {env: SLACK}
+                    callbackKey: {env: LARK_KEY}
+                route:
+                  receiver: lark
+                """);
+        assertFalse(load.ok());
+        assertEquals(List.of("a.yml:10:5: error: `callbackKey` is the Encrypt Key of a Feishu app whose card "
+                + "callbacks the gateway takes, so it is for feishu receivers only, not slack"),
+                load.errors().stream().map(Diagnostic::toString).toList());
+        AlertingLoad ok = parse("""
+                receivers:
+                  - name: lark
+                    type: feishu
+                    url: {env: FEISHU}
+                    webhookSecret: {env: KEY}
+                    callbackKey: {env: LARK_KEY}
+                route:
+                  receiver: lark
+                """);
+        assertTrue(ok.ok(), ok.diagnostics().toString());
+        List<PagerHook> hooks = ok.pagerHooks();
+        assertEquals(List.of(PagerHook.Service.FEISHU, PagerHook.Service.FEISHU_APP),
+                hooks.stream().map(PagerHook::service).toList(), "the signed link and the app's callbacks");
+        assertEquals("lark-encrypt-key", hooks.get(1).secret().reveal());
     }
 
     @Test

@@ -51,12 +51,14 @@ public final class ApiRoutes {
         Changes changes = new Changes(gateway);
         // the webhooks go first: a paging service signs its calls and holds no API token
         new PagerWebhooks(gateway, acks).mount(router);
-        new ChatActions(gateway, acks).mount(router);
+        SilenceEdits silenceEdits = new SilenceEdits(gateway, changes);
+        AlertActions alertActions = new AlertActions(gateway, acks, silenceEdits);
+        new ChatActions(gateway, alertActions).mount(router);
+        new FeishuCallbacks(gateway, alertActions).mount(router);
         new AckLinks(gateway, acks).mount(router);
         new AlertRoutes(gateway, acks, changes).mount(router, guard);
         // after the alert routes, so /api/v1/alerts/history is not taken for a fingerprint
         new AlertDetailRoutes(gateway).mount(router, guard);
-        SilenceEdits silenceEdits = new SilenceEdits(gateway, changes);
         new SilenceRoutes(gateway, silenceEdits).mount(router, guard);
         new GroupRoutes(gateway).mount(router, guard);
         new ReceiverRoutes(gateway).mount(router, guard);

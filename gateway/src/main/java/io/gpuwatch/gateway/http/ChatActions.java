@@ -1,11 +1,8 @@
 package io.gpuwatch.gateway.http;
 
 import io.gpuwatch.gateway.ack.PagerHook;
-import io.gpuwatch.gateway.ledger.Alert;
-import io.gpuwatch.gateway.store.Acknowledgement;
-import io.gpuwatch.gateway.store.AuditEntry;
+import io.gpuwatch.notify.chataction.ChatAction;
 import io.gpuwatch.notify.receiver.slack.SlackMessage;
-import io.vertx.core.Future;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -26,12 +23,12 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Clicks on the Acknowledge button of a Slack message, which Slack posts to
+ * Clicks on the Acknowledge, Resolve and Silence 1h buttons of a Slack message, which Slack posts to
  * {@code POST /api/v1/receivers/{receiver}/slack-webhook} for a Slack receiver given its app's signing secret as
  * {@code webhookSecret}. Each request must carry Slack's v0 signature (HMAC-SHA256 of {@code v0:timestamp:body})
  * checked in constant time, a timestamp within five minutes of the gateway's clock, and a signature not seen
- * before: a replayed request is refused. The acknowledgement is kept, audited with the Slack user who clicked,
- * shared with the cluster and told to the pagers the alert is routed to, as one given over the API is.
+ * before: a replayed request is refused. What the click does is {@link AlertActions}'s, audited with the Slack
+ * user who clicked.
  */
 final class ChatActions {
     static final String TIMESTAMP_HEADER = "X-Slack-Request-Timestamp";
@@ -42,13 +39,13 @@ final class ChatActions {
     private static final int BODY_LIMIT = 256 * 1024;
 
     private final ApiHost gateway;
-    private final AckRecorder acks;
+    private final AlertActions alerts;
     /** Signatures seen within the window, oldest first, so a replay inside it is refused; owned by the event loop. */
     private final Map<String, Instant> seen = new LinkedHashMap<>();
 
-    ChatActions(ApiHost gateway, AckRecorder acks) {
+    ChatActions(ApiHost gateway, AlertActions alerts) {
         this.gateway = gateway;
-        this.acks = acks;
+        this.alerts = alerts;
     }
 
     void mount(Router router) {
@@ -96,45 +93,31 @@ final class ChatActions {
         }
         String name = user.getValue("username") instanceof String u && !u.isBlank() ? u.strip()
                 : user.getValue("name") instanceof String n && !n.isBlank() ? n.strip() : id;
-        Optional<JsonObject> ack = actions(payload).stream()
-                .filter(a -> SlackMessage.ACK_ACTION.equals(a.getValue("action_id"))).findFirst();
-        if (ack.isEmpty() || !(ack.get().getValue("value") instanceof String value)) {
-            PagerWebhooks.ignored(ctx, "no gpuwatch Acknowledge action in the click");
+        Optional<Click> click = actions(payload).stream().map(ChatActions::click).flatMap(Optional::stream)
+                .findFirst();
+        if (click.isEmpty()) {
+            PagerWebhooks.ignored(ctx, "no gpuwatch Acknowledge, Resolve or Silence action in the click");
             return;
         }
         String by = name + " (Slack " + id + ")";
         String remote = ctx.request().remoteAddress() == null ? "" : ctx.request().remoteAddress().hostAddress();
-        JsonArray recorded = new JsonArray();
-        JsonArray skipped = new JsonArray();
-        Future<Void> chain = Future.succeededFuture();
-        for (String fingerprint : value.split(",")) {
-            String fp = fingerprint.strip();
-            chain = chain.compose(v -> acknowledge(fp, by, hook, now, remote, recorded, skipped));
-        }
-        chain.onSuccess(v -> Replies.json(ctx, 200, new JsonObject().put("by", by).put("recorded", recorded)
-                        .put("skipped", skipped)))
-                .onFailure(e -> Replies.unstored(ctx, "the acknowledgement", e));
+        alerts.take(click.get().action(), List.of(click.get().fingerprints().split(",")), by, "Slack",
+                        "slack:" + hook.receiver(), remote)
+                .onSuccess(answer -> Replies.json(ctx, 200, answer))
+                .onFailure(e -> Replies.unstored(ctx, "the " + click.get().action().label(), e));
     }
 
-    /** Acknowledges the live alert {@code fp} unless it is gone or already acknowledged in its episode. */
-    private Future<Void> acknowledge(String fp, String by, PagerHook hook, Instant now, String remote,
-                                     JsonArray recorded, JsonArray skipped) {
-        Optional<Alert> live = gateway.ledger().live().stream().filter(a -> a.fingerprint().equals(fp)).findFirst();
-        if (live.isEmpty()) {
-            skipped.add(new JsonObject().put("fingerprint", fp).put("reason", "not a live alert"));
-            return Future.succeededFuture();
+    /** One gpuwatch button's action and the fingerprints it carries. */
+    private record Click(ChatAction action, String fingerprints) {
+    }
+
+    private static Optional<Click> click(JsonObject action) {
+        if (!(action.getValue("action_id") instanceof String actionId)
+                || !actionId.startsWith(SlackMessage.ACTION_PREFIX)
+                || !(action.getValue("value") instanceof String value)) {
+            return Optional.empty();
         }
-        Alert a = live.get();
-        if (gateway.acknowledgements().of(a.fingerprint(), a.activeSince()).isPresent()) {
-            skipped.add(new JsonObject().put("fingerprint", fp).put("reason", "already acknowledged"));
-            return Future.succeededFuture();
-        }
-        Acknowledgement ack = new Acknowledgement(fp, by, now, "acknowledged in Slack", "slack");
-        return acks.record(ack, new AuditEntry(0, now, "slack:" + hook.receiver(), "alert.ack", fp, "by " + by,
-                        remote))
-                .onSuccess(v -> gateway.cluster().ifPresent(c -> c.share(ack)))
-                .onSuccess(v -> acks.tellPagers(a, false))
-                .onSuccess(v -> recorded.add(fp));
+        return ChatAction.of(actionId.substring(SlackMessage.ACTION_PREFIX.length())).map(a -> new Click(a, value));
     }
 
     /**

@@ -67,8 +67,9 @@ final class PagerWebhooks {
         Optional<PagerHook> hook = gateway.pagerHooks().stream()
                 .filter(h -> h.service() == service && h.receiver().equals(receiver)).findFirst();
         if (hook.isEmpty()) {
+            String field = service == PagerHook.Service.FEISHU_APP ? "callbackKey" : "webhookSecret";
             Replies.json(ctx, 404, new JsonObject().put("error", "receiver " + receiver + " takes no "
-                    + service.path() + " (give it webhookSecret in the alerting file)"));
+                    + service.path() + " (give it " + field + " in the alerting file)"));
             return;
         }
         ctx.put(HOOK, hook.get());

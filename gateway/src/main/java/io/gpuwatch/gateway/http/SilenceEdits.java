@@ -2,6 +2,7 @@ package io.gpuwatch.gateway.http;
 
 import io.gpuwatch.gateway.silence.Silence;
 import io.gpuwatch.gateway.silence.Silences;
+import io.gpuwatch.gateway.store.AuditEntry;
 import io.vertx.core.Future;
 import io.vertx.ext.web.RoutingContext;
 
@@ -27,8 +28,15 @@ public final class SilenceEdits {
 
     /** Keeps {@code made}, which {@link Silences#create} just added; forgets it if the store refuses. */
     public Future<Silence> created(RoutingContext ctx, Silence made) {
-        return changes.stored(changes.audit(ctx, "silence.create", made.id(), describe(made)),
-                        s -> s.silences().save(made))
+        return created(changes.audit(ctx, "silence.create", made.id(), describe(made)), made);
+    }
+
+    /**
+     * As {@link #created(RoutingContext, Silence)}, audited as {@code audit} says: a silence made from a chat
+     * button, whose maker is the person the chat service names rather than an API caller.
+     */
+    Future<Silence> created(AuditEntry audit, Silence made) {
+        return changes.stored(audit, s -> s.silences().save(made))
                 .onSuccess(v -> changes.share(made))
                 .onFailure(e -> silences().forget(made.id()))
                 .map(made);
@@ -67,7 +75,7 @@ public final class SilenceEdits {
                 .map(expired);
     }
 
-    private static String describe(Silence s) {
+    static String describe(Silence s) {
         return s.matchers() + " until " + s.endsAt() + " by " + s.createdBy()
                 + (s.comment() == null || s.comment().isEmpty() ? "" : ": " + s.comment());
     }

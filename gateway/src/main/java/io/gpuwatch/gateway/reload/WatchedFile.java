@@ -64,8 +64,11 @@ public final class WatchedFile<T> implements Supplier<T> {
         return this;
     }
 
-    /** Reads the file again if it changed since it was last read; true when new content was taken in. */
-    public boolean check() {
+    /**
+     * Reads the file again if it changed since it was last read; true when new content was taken in. One check
+     * at a time, since the poller and a SIGHUP may ask at once.
+     */
+    public synchronized boolean check() {
         Map<String, String> now = RuleReloader.stamps(List.of(file));
         if (now.equals(seen)) {
             return false;

@@ -48,10 +48,14 @@ final class RosterReader {
             "slack", Pattern.compile("[UW][A-Z0-9]{2,}"),
             "feishu", Pattern.compile("[A-Za-z0-9_-]+"),
             "dingtalk", Pattern.compile("\\+?[0-9][0-9-]{4,}"),
-            "wecom", Pattern.compile("[A-Za-z0-9_.@-]+"));
+            "wecom", Pattern.compile("[A-Za-z0-9_.@-]+"),
+            // a UPN, or a Microsoft Entra object id: the two ids Teams takes in a card's mention
+            "teams", Pattern.compile("[A-Za-z0-9._%+'-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}"
+                    + "|[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}"));
     private static final Map<String, String> ADDRESS_EXAMPLES = Map.of("slack", "a member id such as U024BE7LH",
             "feishu", "an open_id such as ou_7d8a6e6df7621556ce0d21922b676706", "dingtalk",
-            "a mobile number such as 13800000000", "wecom", "a userid such as zhangwei");
+            "a mobile number such as 13800000000", "wecom", "a userid such as zhangwei", "teams",
+            "a UPN such as wei@example.com or an Entra object id");
     private static final List<String> PERSON_KEYS = List.of("name", "contacts");
     private static final List<String> SCHEDULE_KEYS = List.of("name", "time_zone", "layers", "overrides");
     private static final List<String> LAYER_KEYS = List.of("name", "rotations");

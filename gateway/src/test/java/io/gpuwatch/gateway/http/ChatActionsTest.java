@@ -10,8 +10,15 @@ import io.gpuwatch.gateway.ledger.PersistentLedger;
 import io.gpuwatch.gateway.reload.RuleFiles;
 import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.route.RoutingLoad;
+import io.gpuwatch.gateway.silence.Silence;
 import io.gpuwatch.gateway.store.Acknowledgement;
 import io.gpuwatch.notify.secret.Secret;
+import io.gpuwatch.protocol.CardInfo;
+import io.gpuwatch.protocol.CardReading;
+import io.gpuwatch.protocol.Hello;
+import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.protocol.MetricValues;
+import io.gpuwatch.protocol.Sample;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
 import io.gpuwatch.rules.eval.AlertState;
@@ -34,7 +41,9 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -46,10 +55,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Acknowledge clicks from Slack: Slack's documented signature example verifies, and a click recorded in the
- * shape Slack posts it (test resource slack/block_actions.json) acknowledges the alerts of its button when signed
- * with the receiver's signing secret, is audited with the Slack user, and is refused when unsigned, wrongly
- * signed, stale, or replayed.
+ * Clicks from Slack: Slack's documented signature example verifies, and a click recorded in the shape Slack
+ * posts it (test resource slack/block_actions.json) acknowledges the alerts of its button when signed with the
+ * receiver's signing secret, is audited with the Slack user, and is refused when unsigned, wrongly signed,
+ * stale, or replayed; the Silence 1h and Resolve buttons silence the alert's labels (Resolve until it resolves).
  */
 @ExtendWith(VertxExtension.class)
 class ChatActionsTest {
@@ -124,8 +133,13 @@ class ChatActionsTest {
 
     /** The recorded click with {@code fingerprints} as its button's value, form-encoded as Slack posts it. */
     private static String click(List<String> fingerprints) throws Exception {
+        return click("gpuwatch_ack", fingerprints);
+    }
+
+    /** As {@link #click(List)}, on the button whose action_id is {@code actionId}. */
+    private static String click(String actionId, List<String> fingerprints) throws Exception {
         String json = Files.readString(Path.of("src/test/resources/slack/block_actions.json"))
-                .replace("FINGERPRINTS", String.join(",", fingerprints));
+                .replace("FINGERPRINTS", String.join(",", fingerprints)).replace("gpuwatch_ack", actionId);
         return "payload=" + URLEncoder.encode(new JsonObject(json).encode(), StandardCharsets.UTF_8);
     }
 
@@ -176,7 +190,8 @@ class ChatActionsTest {
         assertEquals(200, ok.statusCode(), ok.bodyAsString());
         JsonObject answer = ok.bodyAsJsonObject();
         assertEquals("ana.souza (Slack U0ANA0001)", answer.getString("by"));
-        assertEquals(new JsonArray().add(live.get(0)), answer.getJsonArray("recorded"));
+        assertEquals(1, answer.getJsonArray("recorded").size());
+        assertEquals(live.get(0), answer.getJsonArray("recorded").getJsonObject(0).getString("fingerprint"));
         assertEquals("not a live alert", answer.getJsonArray("skipped").getJsonObject(0).getString("reason"));
         Acknowledgement ack = g.acknowledgements().of(live.get(0)).orElseThrow();
         assertEquals("ana.souza (Slack U0ANA0001)", ack.by());
@@ -200,5 +215,93 @@ class ChatActionsTest {
         JsonObject again = post(web, g, PATH, later, sign(SECRET, later, body), body).bodyAsJsonObject();
         assertEquals(0, again.getJsonArray("recorded").size());
         assertEquals("already acknowledged", again.getJsonArray("skipped").getJsonObject(0).getString("reason"));
+    }
+
+    private static JsonObject signedClick(WebClient web, Gateway g, String actionId, String fingerprint, long at)
+            throws Exception {
+        String ts = String.valueOf(at / 1000);
+        String body = click(actionId, List.of(fingerprint));
+        HttpResponse<Buffer> ok = post(web, g, PATH, ts, sign(SECRET, ts, body), body);
+        assertEquals(200, ok.statusCode(), ok.bodyAsString());
+        return ok.bodyAsJsonObject();
+    }
+
+    private static List<JsonObject> audit(WebClient web, Gateway g, String action) throws Exception {
+        return await(web.get(g.port(), "127.0.0.1", "/api/v1/audit").send()).bodyAsJsonObject()
+                .getJsonArray("entries").stream().map(JsonObject.class::cast)
+                .filter(e -> e.getString("action").equals(action)).toList();
+    }
+
+    @Test
+    void silenceOneHourSilencesTheAlertsLabelsForAnHourAsTheSlackUser(Vertx vertx) throws Exception {
+        Gateway g = start(vertx);
+        WebClient web = WebClient.create(vertx);
+        Alert hot = g.ledger().live().stream().min(Comparator.comparing(Alert::fingerprint)).orElseThrow();
+        JsonObject answer = signedClick(web, g, "gpuwatch_silence", hot.fingerprint(), now.get());
+        assertEquals("silence", answer.getString("action"));
+        String id = answer.getJsonArray("recorded").getJsonObject(0).getString("silence");
+        Silence s = g.dispatcher().silences().get(id).orElseThrow();
+        assertEquals(Instant.ofEpochMilli(now.get()).plus(Duration.ofHours(1)), s.endsAt());
+        assertEquals("ana.souza (Slack U0ANA0001)", s.createdBy());
+        assertEquals(List.of(id), g.dispatcher().silences().silenced(hot.labels(), Instant.ofEpochMilli(now.get())));
+        Alert other = g.ledger().live().stream().filter(a -> a != hot && !a.fingerprint().equals(hot.fingerprint()))
+                .findFirst().orElseThrow();
+        assertTrue(g.dispatcher().silences().silenced(other.labels(), Instant.ofEpochMilli(now.get())).isEmpty(),
+                "only the clicked alert's labels");
+        assertTrue(g.acknowledgements().all().isEmpty(), "silencing does not acknowledge");
+        JsonObject entry = audit(web, g, "silence.create").get(0);
+        assertEquals("slack:chat", entry.getString("who"));
+        assertEquals(id, entry.getString("target"));
+        assertTrue(entry.getString("detail").contains("by ana.souza (Slack U0ANA0001)"), entry.encode());
+        assertTrue(g.dispatcher().silences().silenced(hot.labels(), Instant.ofEpochMilli(now.get())
+                .plus(Duration.ofMinutes(61))).isEmpty(), "an hour later it no longer mutes");
+    }
+
+    /** A reading of card GPU-9 on node gpu-9 at {@code tempC}, through the gateway as a probe sends it. */
+    private void reading(Gateway g, int seq, double tempC) throws Exception {
+        await(g.onEventLoop(() -> {
+            if (seq == 1) {
+                g.hello(new Hello(1, "gpu-9", "b1", "test", null, null, Map.of(),
+                        List.of(new CardInfo("GPU-9", 0, "H100", null, null, null, null, null))));
+            }
+            g.frame("gpu-9", new Sample(seq, now.get(), List.of(new CardReading("GPU-9",
+                    MetricValues.builder().set(Metric.TEMP_C, tempC).build(), List.of()))));
+            return null;
+        }));
+    }
+
+    @Test
+    void resolveAcknowledgesAndSilencesUntilTheAlertResolves(Vertx vertx) throws Exception {
+        Gateway g = start(vertx);
+        WebClient web = WebClient.create(vertx);
+        reading(g, 1, 95);
+        Alert hot = g.ledger().live().stream().filter(a -> "GPU-9".equals(a.labels().get("uuid"))).findFirst()
+                .orElseThrow(() -> new AssertionError("no alert fired: " + g.ledger().live()));
+        JsonObject answer = signedClick(web, g, "gpuwatch_resolve", hot.fingerprint(), now.get());
+        JsonObject done = answer.getJsonArray("recorded").getJsonObject(0);
+        assertTrue(done.getBoolean("acknowledged"));
+        String id = done.getString("silence");
+        assertEquals("slack", g.acknowledgements().of(hot.fingerprint()).orElseThrow().source());
+        assertEquals(List.of(id), g.dispatcher().silences().silenced(hot.labels(), Instant.ofEpochMilli(now.get())));
+        assertEquals(Instant.ofEpochMilli(now.get()).plus(Duration.ofHours(24)),
+                g.dispatcher().silences().get(id).orElseThrow().endsAt(), "at most a day");
+
+        now.addAndGet(1_000);
+        JsonObject twice = signedClick(web, g, "gpuwatch_resolve", hot.fingerprint(), now.get());
+        assertEquals("already marked resolved", twice.getJsonArray("skipped").getJsonObject(0).getString("reason"));
+
+        // the condition clears: the silence ends with the episode, so the next one pages
+        now.addAndGet(60_000);
+        reading(g, 2, 40);
+        await(((PersistentLedger) g.ledger()).settled());
+        await(g.onEventLoop(() -> null));
+        assertTrue(g.ledger().live().stream().noneMatch(a -> a.fingerprint().equals(hot.fingerprint())),
+                "the alert resolved");
+        assertTrue(g.dispatcher().silences().silenced(hot.labels(), Instant.ofEpochMilli(now.get())).isEmpty(),
+                "the silence ended with the alert");
+        List<JsonObject> ended = audit(web, g, "silence.expire");
+        assertEquals(1, ended.size());
+        assertEquals("gateway", ended.get(0).getString("who"));
+        assertEquals(id, ended.get(0).getString("target"));
     }
 }

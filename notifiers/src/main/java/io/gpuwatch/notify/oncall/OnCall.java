@@ -23,6 +23,24 @@ public interface OnCall {
      * resolution.
      */
     default List<String> addressesFor(List<Notification> batch) {
-        return batch.stream().anyMatch(n -> n.status() == Notification.Status.FIRING) ? addresses() : List.of();
+        return firing(batch) ? addresses() : List.of();
+    }
+
+    /** An address with the display name of its person, for platforms whose mention shows a name (Teams). */
+    record Named(String address, String name) {
+    }
+
+    /** The people to mention now with their names; without names at hand, each address stands for its name. */
+    default List<Named> named() {
+        return addresses().stream().map(a -> new Named(a, a)).toList();
+    }
+
+    /** As {@link #addressesFor}, with names. */
+    default List<Named> namedFor(List<Notification> batch) {
+        return firing(batch) ? named() : List.of();
+    }
+
+    private static boolean firing(List<Notification> batch) {
+        return batch.stream().anyMatch(n -> n.status() == Notification.Status.FIRING);
     }
 }

@@ -17,6 +17,7 @@ import java.net.URISyntaxException;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -33,11 +34,20 @@ import java.util.random.RandomGenerator;
  * scrubbed from every message.
  */
 public final class ChatDelivery {
-    /** One request: the absolute URL and the JSON body, built afresh per attempt so signatures stay current. */
-    public record Request(String url, Buffer body) {
+    /**
+     * One request: the absolute URL, the JSON body and any headers beyond the JSON ones (an app's access token),
+     * built afresh per attempt so signatures stay current.
+     */
+    public record Request(String url, Buffer body, Map<String, String> headers) {
         public Request {
             Objects.requireNonNull(url, "url");
             Objects.requireNonNull(body, "body");
+            headers = Map.copyOf(headers);
+        }
+
+        /** A request with the JSON headers only. */
+        public Request(String url, Buffer body) {
+            this(url, body, Map.of());
         }
 
         @Override
@@ -75,12 +85,23 @@ public final class ChatDelivery {
 
     /** Queues one message; the future ends once it is delivered or the retries are spent. */
     public Future<Void> deliver(Supplier<Request> request, Function<Reply, Outcome> judge) {
-        return pacer.enqueue(() -> retrier.run(receiver, () -> pacer.slot().compose(v -> attempt(request, judge))));
+        return deliverAsync(() -> Future.succeededFuture(request.get()), judge);
     }
 
-    private Future<Outcome> attempt(Supplier<Request> request, Function<Reply, Outcome> judge) {
-        Request r = request.get();
-        return client.postAbs(r.url())
+    /**
+     * As {@link #deliver}, for requests that need something fetched first (an app's access token): a request
+     * that cannot be made counts as a failed attempt and is retried.
+     */
+    public Future<Void> deliverAsync(Supplier<Future<Request>> request, Function<Reply, Outcome> judge) {
+        return pacer.enqueue(() -> retrier.run(receiver, () -> pacer.slot().compose(v -> request.get()
+                .compose(r -> attempt(r, judge))
+                .otherwise(this::transportError))));
+    }
+
+    private Future<Outcome> attempt(Request r, Function<Reply, Outcome> judge) {
+        var post = client.postAbs(r.url());
+        r.headers().forEach(post::putHeader);
+        return post
                 .putHeader("Content-Type", "application/json; charset=utf-8")
                 .putHeader("User-Agent", "gpuwatch")
                 // The Web Client timeout only fires on inactivity; it frees the connection of a silent server.

@@ -23,7 +23,7 @@ public abstract class ChatReportTarget<T> implements ReportTarget {
     private final boolean showsImages;
     private final String limit;
     private final Function<Report, Optional<T>> fit;
-    private final Function<T, ChatDelivery.Request> request;
+    private final Function<T, Future<ChatDelivery.Request>> request;
     private final Function<Reply, Outcome> judge;
 
     /**
@@ -34,6 +34,13 @@ public abstract class ChatReportTarget<T> implements ReportTarget {
      */
     protected ChatReportTarget(String name, ChatDelivery delivery, boolean showsImages, String limit,
                                Function<Report, Optional<T>> fit, Function<T, ChatDelivery.Request> request,
+                               Function<Reply, Outcome> judge) {
+        this(name, delivery, limit, showsImages, fit, t -> Future.succeededFuture(request.apply(t)), judge);
+    }
+
+    /** As the target above, for requests that need something fetched first (a Feishu app's access token). */
+    protected ChatReportTarget(String name, ChatDelivery delivery, String limit, boolean showsImages,
+                               Function<Report, Optional<T>> fit, Function<T, Future<ChatDelivery.Request>> request,
                                Function<Reply, Outcome> judge) {
         this.name = Objects.requireNonNull(name, "name");
         this.delivery = Objects.requireNonNull(delivery, "delivery");
@@ -62,6 +69,6 @@ public abstract class ChatReportTarget<T> implements ReportTarget {
                     false));
         }
         T fitted = payload.get();
-        return delivery.deliver(() -> request.apply(fitted), judge);
+        return delivery.deliverAsync(() -> request.apply(fitted), judge);
     }
 }

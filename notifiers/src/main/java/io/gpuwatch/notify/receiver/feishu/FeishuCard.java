@@ -26,14 +26,24 @@ final class FeishuCard {
      * Acknowledge button opening {@code ackLink} when it is not null.
      */
     static Optional<JsonObject> build(Digest digest, boolean firing, List<String> mentions, String ackLink) {
+        return build(digest, firing, mentions, ackLink, List.of());
+    }
+
+    /**
+     * As {@link #build(Digest, boolean, List, String)}, with Acknowledge, Resolve and Silence 1h buttons that call
+     * back ({@link FeishuActions}) for the alerts {@code callbacks} (fingerprints) when there are any: only a card
+     * an app's bot posts may carry them.
+     */
+    static Optional<JsonObject> build(Digest digest, boolean firing, List<String> mentions, String ackLink,
+                                      List<String> callbacks) {
         String title = digest.plainTitle(TITLE);
         return digest.fit(kept -> card(title.isEmpty() ? "gpuwatch alerts" : title, firing, kept, mentions,
-                        ackLink),
+                        ackLink, callbacks),
                 card -> card.toBuffer().length() <= MAX_BODY_BYTES - SIGNATURE_BYTES);
     }
 
     private static JsonObject card(String title, boolean firing, List<String> entries, List<String> mentions,
-                                   String ackLink) {
+                                   String ackLink, List<String> callbacks) {
         JsonArray elements = new JsonArray();
         String text = String.join("\n", entries.stream().filter(e -> !e.isBlank()).toList());
         if (!text.isEmpty()) {
@@ -51,6 +61,9 @@ final class FeishuCard {
             elements.add(new JsonObject().put("tag", "action").put("actions", new JsonArray().add(new JsonObject()
                     .put("tag", "button").put("type", "primary").put("url", ackLink)
                     .put("text", new JsonObject().put("tag", "plain_text").put("content", "Acknowledge")))));
+        }
+        if (!callbacks.isEmpty()) {
+            elements.add(FeishuActions.buttons(callbacks));
         }
         return new JsonObject()
                 .put("msg_type", "interactive")

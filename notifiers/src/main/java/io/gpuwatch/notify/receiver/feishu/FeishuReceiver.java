@@ -40,6 +40,8 @@ public final class FeishuReceiver implements Receiver {
     private final OnCall onCall;
     private final AckLink ackLink;
     private final InstantSource clock;
+    private final FeishuPost post;
+    private final boolean buttons;
 
     /** A receiver with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
     public FeishuReceiver(String name, FeishuConfig config, WebClient client, RandomGenerator random, Pause pause,
@@ -59,14 +61,25 @@ public final class FeishuReceiver implements Receiver {
      */
     public FeishuReceiver(String name, FeishuConfig config, WebClient client, RandomGenerator random, Pause pause,
             InstantSource clock, OnCall onCall, AckLink ackLink) {
+        this(name, config, client, random, pause, clock, onCall, ackLink, false);
+    }
+
+    /**
+     * As the receiver above; with {@code buttons}, a receiver posting as a Feishu app ({@link FeishuConfig#app()})
+     * puts Acknowledge, Resolve and Silence 1h buttons on its firing cards, whose clicks the app posts to the
+     * gateway (a custom bot's card cannot carry them, so they are left out there).
+     */
+    public FeishuReceiver(String name, FeishuConfig config, WebClient client, RandomGenerator random, Pause pause,
+            InstantSource clock, OnCall onCall, AckLink ackLink, boolean buttons) {
         this.onCall = Objects.requireNonNull(onCall, "onCall");
+        this.buttons = buttons && config.app() != null;
+        this.post = new FeishuPost(config, client, clock);
         this.ackLink = ackLink;
         this.name = Objects.requireNonNull(name, "name");
         this.config = Objects.requireNonNull(config, "config");
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.delivery = new ChatDelivery(name, config.url().reveal(),
-                config.signingSecret() == null ? List.of() : List.of(config.signingSecret().reveal()),
-                config.settings(), client, random, pause, clock);
+        this.delivery = new ChatDelivery(name, post.target(), post.secrets(), config.settings(), client, random,
+                pause, clock);
     }
 
     /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
@@ -83,8 +96,14 @@ public final class FeishuReceiver implements Receiver {
     /** As {@link #create(Vertx, WebClient, String, FeishuConfig, OnCall)}, with a signed acknowledge link if given. */
     public static FeishuReceiver create(Vertx vertx, WebClient client, String name, FeishuConfig config,
                                       OnCall onCall, AckLink ackLink) {
+        return create(vertx, client, name, config, onCall, ackLink, false);
+    }
+
+    /** As above, with callback buttons on the cards of a receiver posting as a Feishu app when {@code buttons}. */
+    public static FeishuReceiver create(Vertx vertx, WebClient client, String name, FeishuConfig config,
+                                      OnCall onCall, AckLink ackLink, boolean buttons) {
         return new FeishuReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system(),
-                onCall, ackLink);
+                onCall, ackLink, buttons);
     }
 
     @Override
@@ -100,8 +119,10 @@ public final class FeishuReceiver implements Receiver {
         Optional<JsonObject> card;
         try {
             boolean firing = batch.stream().anyMatch(n -> n.status() == Notification.Status.FIRING);
+            List<String> firingAlerts = batch.stream().filter(n -> n.status() == Notification.Status.FIRING)
+                    .map(Notification::fingerprint).toList();
             card = FeishuCard.build(config.settings().layout().render(batch, Markup.LARK_MD), firing,
-                    firing ? onCall.addresses() : List.of(), link(batch));
+                    firing ? onCall.addresses() : List.of(), link(batch), buttons ? firingAlerts : List.of());
         } catch (RuntimeException e) {
             return Future.failedFuture(new DeliveryFailure(name, 0,
                     "could not render the card: " + e.getClass().getSimpleName(), false));
@@ -111,8 +132,7 @@ public final class FeishuReceiver implements Receiver {
                     + FeishuCard.MAX_BODY_BYTES + "-byte message limit", false));
         }
         JsonObject message = card.get();
-        return delivery.deliver(() -> new ChatDelivery.Request(config.url().reveal(),
-                signed(config, clock, message).toBuffer()), FeishuReceiver::judge);
+        return delivery.deliverAsync(() -> post.request(message), post::judge);
     }
 
     /** The message with a signature for this moment when a signing secret is set; reports sign the same way. */

@@ -11,7 +11,6 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;
 
 import java.time.InstantSource;
-import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.random.RandomGenerator;
@@ -19,19 +18,21 @@ import java.util.random.RandomGenerator;
 /**
  * Posts reports to a Feishu/Lark custom bot as an interactive card with a blue header: the period and the trend
  * as text, then one lark_md block per section, cut by whole lines to stay under Feishu's 20 KB, signed on every
- * attempt as alert cards are. A card image must first be uploaded through the app API (an {@code image_key}),
+ * attempt as alert cards are (or posted as the Feishu app's bot, as alert cards are). A card image must first be uploaded through the app API (an {@code image_key}),
  * which a bot webhook cannot do, so reports carry the trend as a text sparkline here.
  */
 public final class FeishuReportTarget extends ChatReportTarget<JsonObject> {
     /** A target with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
     public FeishuReportTarget(String name, FeishuConfig config, WebClient client, RandomGenerator random, Pause pause,
                               InstantSource clock) {
-        super(name, new ChatDelivery(name, config.url().reveal(),
-                config.signingSecret() == null ? List.of() : List.of(config.signingSecret().reveal()),
-                config.settings(), client, random, pause, clock), false,
-                "Feishu's " + FeishuCard.MAX_BODY_BYTES + "-byte message limit", FeishuReportTarget::build,
-                card -> new ChatDelivery.Request(config.url().reveal(),
-                        FeishuReceiver.signed(config, clock, card).toBuffer()), FeishuReceiver::judge);
+        this(name, new FeishuPost(config, client, clock), config, client, random, pause, clock);
+    }
+
+    private FeishuReportTarget(String name, FeishuPost post, FeishuConfig config, WebClient client,
+                               RandomGenerator random, Pause pause, InstantSource clock) {
+        super(name, new ChatDelivery(name, post.target(), post.secrets(), config.settings(), client, random, pause,
+                        clock), "Feishu's " + FeishuCard.MAX_BODY_BYTES + "-byte message limit", false,
+                FeishuReportTarget::build, post::request, post::judge);
     }
 
     /** A target pausing on Vert.x timers, with random jitter and the system clock. */

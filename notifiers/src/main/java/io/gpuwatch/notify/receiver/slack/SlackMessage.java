@@ -1,5 +1,6 @@
 package io.gpuwatch.notify.receiver.slack;
 
+import io.gpuwatch.notify.chataction.ChatAction;
 import io.gpuwatch.notify.render.Digest;
 import io.gpuwatch.notify.render.Limit;
 import io.vertx.core.json.JsonArray;
@@ -17,8 +18,8 @@ public final class SlackMessage {
     static final Limit HEADER = Limit.chars(150);
     static final Limit SECTION = Limit.chars(3_000);
     private static final String FALLBACK_TITLE = "gpuwatch alerts";
-    /** The {@code action_id} of the Acknowledge button, which the gateway's Slack route looks for. */
-    public static final String ACK_ACTION = "gpuwatch_ack";
+    /** The start of each button's {@code action_id} ({@code gpuwatch_ack}, …), which the gateway's Slack route reads. */
+    public static final String ACTION_PREFIX = "gpuwatch_";
     static final String ACTIONS_BLOCK = "gpuwatch_actions";
     /** Slack's limit on a button's value. */
     static final int VALUE_CHARS = 2_000;
@@ -28,7 +29,7 @@ public final class SlackMessage {
 
     /**
      * The message, with a section mentioning each of {@code mentions} (Slack member ids) when there are any, and
-     * an Acknowledge button for the alerts {@code ackable} (fingerprints) when there are any.
+     * Acknowledge, Resolve and Silence 1h buttons for the alerts {@code ackable} (fingerprints) when there are any.
      */
     static JsonObject build(Digest digest, List<String> mentions, List<String> ackable) {
         // plain_text shows characters as typed (an entity would appear literally), so the header is measured and
@@ -51,13 +52,26 @@ public final class SlackMessage {
                             .toList()))));
         }
         if (!ackable.isEmpty()) {
+            JsonArray buttons = new JsonArray();
+            String value = value(ackable);
+            for (ChatAction action : ChatAction.values()) {
+                JsonObject button = new JsonObject().put("type", "button").put("action_id", actionId(action))
+                        .put("text", new JsonObject().put("type", "plain_text").put("text", action.label()))
+                        .put("value", value);
+                if (action == ChatAction.ACKNOWLEDGE) {
+                    button.put("style", "primary");
+                }
+                buttons.add(button);
+            }
             blocks.add(new JsonObject().put("type", "actions").put("block_id", ACTIONS_BLOCK)
-                    .put("elements", new JsonArray().add(new JsonObject().put("type", "button")
-                            .put("action_id", ACK_ACTION).put("style", "primary")
-                            .put("text", new JsonObject().put("type", "plain_text").put("text", "Acknowledge"))
-                            .put("value", value(ackable)))));
+                    .put("elements", buttons));
         }
         return new JsonObject().put("text", title).put("blocks", blocks);
+    }
+
+    /** The {@code action_id} of {@code action}'s button, e.g. {@code gpuwatch_ack}. */
+    public static String actionId(ChatAction action) {
+        return ACTION_PREFIX + action.id();
     }
 
     /** The fingerprints, comma-separated, as many whole ones as fit a button's value; the rest need the API. */

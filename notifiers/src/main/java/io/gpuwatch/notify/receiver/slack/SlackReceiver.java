@@ -46,8 +46,9 @@ public final class SlackReceiver implements Receiver {
     }
 
     /**
-     * A receiver whose firing messages mention whoever {@code onCall} names and, with {@code buttons}, carry an
-     * Acknowledge button, whose clicks Slack posts to the gateway signed with the app's signing secret.
+     * A receiver whose firing messages mention whoever {@code onCall} names and, with {@code buttons}, carry
+     * Acknowledge, Resolve and Silence 1h buttons, whose clicks Slack posts to the gateway signed with the app's
+     * signing secret.
      */
     public SlackReceiver(String name, SlackConfig config, WebClient client, RandomGenerator random, Pause pause,
             InstantSource clock, OnCall onCall, boolean buttons) {
@@ -70,7 +71,7 @@ public final class SlackReceiver implements Receiver {
         return create(vertx, client, name, config, onCall, false);
     }
 
-    /** As {@link #create(Vertx, WebClient, String, SlackConfig, OnCall)}, with an Acknowledge button if asked. */
+    /** As {@link #create(Vertx, WebClient, String, SlackConfig, OnCall)}, with the action buttons if asked. */
     public static SlackReceiver create(Vertx vertx, WebClient client, String name, SlackConfig config,
                                       OnCall onCall, boolean buttons) {
         return new SlackReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system(),

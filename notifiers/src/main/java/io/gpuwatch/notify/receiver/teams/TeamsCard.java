@@ -1,11 +1,13 @@
 package io.gpuwatch.notify.receiver.teams;
 
+import io.gpuwatch.notify.oncall.OnCall;
 import io.gpuwatch.notify.render.Digest;
 import io.gpuwatch.notify.render.Limit;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -25,12 +27,21 @@ final class TeamsCard {
     }
 
     static Optional<Buffer> build(Digest digest, boolean firing) {
+        return build(digest, firing, List.of());
+    }
+
+    /**
+     * The message, ending with an "On call:" TextBlock that mentions each of {@code mentions} (UPNs or Entra
+     * object ids with their people's names) when there are any, as Teams documents it: {@code <at>name</at>} in
+     * the text and a {@code msteams.entities} mention naming the id, which notifies that person.
+     */
+    static Optional<Buffer> build(Digest digest, boolean firing, List<OnCall.Named> mentions) {
         String title = digest.title(TITLE);
-        return digest.fit(kept -> card(title.isEmpty() ? "gpuwatch alerts" : title, firing, kept),
+        return digest.fit(kept -> card(title.isEmpty() ? "gpuwatch alerts" : title, firing, kept, mentions),
                 body -> body.length() <= MAX_BODY_BYTES);
     }
 
-    private static Buffer card(String title, boolean firing, List<String> entries) {
+    private static Buffer card(String title, boolean firing, List<String> entries, List<OnCall.Named> mentions) {
         JsonArray body = new JsonArray().add(new JsonObject()
                 .put("type", "TextBlock").put("text", title).put("weight", "Bolder").put("size", "Medium")
                 .put("wrap", true).put("style", "heading").put("color", firing ? "Attention" : "Good"));
@@ -39,17 +50,39 @@ final class TeamsCard {
                 body.add(new JsonObject().put("type", "TextBlock").put("text", entry).put("wrap", true));
             }
         }
-        return message(body);
+        if (mentions.isEmpty()) {
+            return message(body);
+        }
+        JsonArray entities = new JsonArray();
+        List<String> ats = new ArrayList<>();
+        for (OnCall.Named m : mentions) {
+            // the entity's text must be the <at> tag exactly as in the card, so the name is kept to plain text
+            String at = "<at>" + m.name().replaceAll("[<>\\\\*_`\\[\\]#~\\p{Cntrl}]", " ").strip() + "</at>";
+            ats.add(at);
+            entities.add(new JsonObject().put("type", "mention").put("text", at)
+                    .put("mentioned", new JsonObject().put("id", m.address()).put("name", m.name())));
+        }
+        body.add(new JsonObject().put("type", "TextBlock").put("text", "On call: " + String.join(" ", ats))
+                .put("wrap", true));
+        return message(body, entities);
     }
 
     /** The Workflows message around one full-width Adaptive Card 1.5 with these elements; reports use it too. */
     static Buffer message(JsonArray body) {
+        return message(body, new JsonArray());
+    }
+
+    private static Buffer message(JsonArray body, JsonArray mentions) {
+        JsonObject msteams = new JsonObject().put("width", "full");
+        if (!mentions.isEmpty()) {
+            msteams.put("entities", mentions);
+        }
         JsonObject content = new JsonObject()
                 .put("$schema", "http://adaptivecards.io/schemas/adaptive-card.json")
                 .put("type", "AdaptiveCard")
                 .put("version", VERSION)
                 .put("body", body)
-                .put("msteams", new JsonObject().put("width", "full"));
+                .put("msteams", msteams);
         return new JsonObject()
                 .put("type", "message")
                 .put("attachments", new JsonArray().add(new JsonObject()

@@ -3,6 +3,7 @@ package io.gpuwatch.notify.receiver.teams;
 import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
+import io.gpuwatch.notify.oncall.OnCall;
 import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.retry.Pause;
@@ -29,10 +30,18 @@ public final class TeamsReceiver implements Receiver {
     private final String name;
     private final TeamsConfig config;
     private final ChatDelivery delivery;
+    private final OnCall onCall;
 
     /** A receiver with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
     public TeamsReceiver(String name, TeamsConfig config, WebClient client, RandomGenerator random, Pause pause,
                          InstantSource clock) {
+        this(name, config, client, random, pause, clock, OnCall.NOBODY);
+    }
+
+    /** As the receiver above, its firing cards mentioning whoever {@code onCall} names (Teams UPNs or object ids). */
+    public TeamsReceiver(String name, TeamsConfig config, WebClient client, RandomGenerator random, Pause pause,
+                         InstantSource clock, OnCall onCall) {
+        this.onCall = Objects.requireNonNull(onCall, "onCall");
         this.name = Objects.requireNonNull(name, "name");
         this.config = Objects.requireNonNull(config, "config");
         this.delivery = new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), client, random,
@@ -41,7 +50,14 @@ public final class TeamsReceiver implements Receiver {
 
     /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
     public static TeamsReceiver create(Vertx vertx, WebClient client, String name, TeamsConfig config) {
-        return new TeamsReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
+        return create(vertx, client, name, config, OnCall.NOBODY);
+    }
+
+    /** As {@link #create(Vertx, WebClient, String, TeamsConfig)}, mentioning whoever {@code onCall} names. */
+    public static TeamsReceiver create(Vertx vertx, WebClient client, String name, TeamsConfig config,
+                                       OnCall onCall) {
+        return new TeamsReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system(),
+                onCall);
     }
 
     @Override
@@ -57,7 +73,8 @@ public final class TeamsReceiver implements Receiver {
         Optional<Buffer> body;
         try {
             boolean firing = batch.stream().anyMatch(n -> n.status() == Notification.Status.FIRING);
-            body = TeamsCard.build(config.settings().layout().render(batch, Markup.COMMONMARK), firing);
+            body = TeamsCard.build(config.settings().layout().render(batch, Markup.COMMONMARK), firing,
+                    onCall.namedFor(batch));
         } catch (RuntimeException e) {
             return Future.failedFuture(new DeliveryFailure(name, 0,
                     "could not render the card: " + e.getClass().getSimpleName(), false));

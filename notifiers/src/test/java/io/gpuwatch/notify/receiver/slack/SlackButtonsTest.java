@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The Acknowledge button of a Slack receiver whose clicks the gateway takes: firing alerts only, within limits. */
+/** The Acknowledge, Resolve and Silence 1h buttons of a Slack receiver whose clicks the gateway takes: firing alerts only, within limits. */
 @ExtendWith(VertxExtension.class)
 class SlackButtonsTest {
     private static <T> T await(Future<T> f) throws Exception {
@@ -59,10 +59,17 @@ class SlackButtonsTest {
         List<JsonObject> bodies = sent(vertx, true, List.of(List.of(XID_1, HOT_RESOLVED), List.of(HOT_RESOLVED)));
         JsonObject actions = last(bodies.get(0));
         assertEquals("actions", actions.getString("type"));
-        JsonObject button = actions.getJsonArray("elements").getJsonObject(0);
-        assertEquals(SlackMessage.ACK_ACTION, button.getString("action_id"));
-        assertEquals("Acknowledge", button.getJsonObject("text").getString("text"));
-        assertEquals(XID_1.fingerprint(), button.getString("value"), "the resolved alert is not in it");
+        JsonArray buttons = actions.getJsonArray("elements");
+        assertEquals(3, buttons.size());
+        List<String> ids = List.of("gpuwatch_ack", "gpuwatch_resolve", "gpuwatch_silence");
+        List<String> labels = List.of("Acknowledge", "Resolve", "Silence 1h");
+        for (int i = 0; i < 3; i++) {
+            JsonObject button = buttons.getJsonObject(i);
+            assertEquals(ids.get(i), button.getString("action_id"));
+            assertEquals(labels.get(i), button.getJsonObject("text").getString("text"));
+            assertEquals(XID_1.fingerprint(), button.getString("value"), "the resolved alert is not in it");
+        }
+        assertEquals("primary", buttons.getJsonObject(0).getString("style"), "acknowledging is the usual answer");
         assertFalse(bodies.get(1).encode().contains("actions"), "nothing to acknowledge once resolved");
         assertFalse(sent(vertx, false, List.of(List.of(XID_1))).get(0).encode().contains("\"actions\""),
                 "no button without webhookSecret");
