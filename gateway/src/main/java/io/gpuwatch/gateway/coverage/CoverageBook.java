@@ -21,6 +21,7 @@ import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -195,27 +196,15 @@ public final class CoverageBook {
     public static List<String> names(BitSet signals) {
         List<String> out = new ArrayList<>();
         for (int i = signals.nextSetBit(0); i >= 0; i = signals.nextSetBit(i + 1)) {
-            out.add(signal(i).name());
+            out.add(Signal.byIndex(i).name());
         }
         return out;
-    }
-
-    private static Signal signal(int i) {
-        if (i < Metric.count()) {
-            return Signal.of(Metric.of(i));
-        }
-        return switch (i - Metric.count()) {
-            case 1 -> Signal.PROCESS_MEMORY_SIGNAL;
-            case 2 -> Signal.SCHEDULER_SIGNAL;
-            case 3 -> Signal.ATTRIBUTION_SIGNAL;
-            default -> throw new IllegalArgumentException("no signal " + i);
-        };
     }
 
     private static final class Group {
         final CoverageReport.Key key;
         final List<Tally> sampled = new ArrayList<>();
-        final List<String> nodes = new ArrayList<>();
+        final Set<String> nodes = new LinkedHashSet<>();
         int cards;
 
         Group(CoverageReport.Key key) {
@@ -235,9 +224,7 @@ public final class CoverageBook {
                 String model = orUnknown(card.info() == null ? null : card.info().name());
                 Group g = groups.computeIfAbsent(new CoverageReport.Key(pool, model, driver), Group::new);
                 g.cards++;
-                if (!g.nodes.contains(node.name())) {
-                    g.nodes.add(node.name());
-                }
+                g.nodes.add(node.name());
                 Tally t = cards.get(card.uuid());
                 if (t != null) {
                     t.roll(at);

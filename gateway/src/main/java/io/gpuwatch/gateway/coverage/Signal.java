@@ -40,6 +40,19 @@ public record Signal(int index, String name, Layer layer, String reason) {
     static final Signal ATTRIBUTION_SIGNAL = new Signal(TASK_ATTRIBUTED, "taskAttribution", Layer.BUSINESS,
             "no process on these cards names its task (no attribution: cost and idle time per task are unknown)");
 
+    /** The signal of this index; {@link #PROCESSES_LISTED} is a denominator, no signal. */
+    static Signal byIndex(int i) {
+        if (i < Metric.count()) {
+            return METRICS.get(i);
+        }
+        for (Signal s : List.of(PROCESS_MEMORY_SIGNAL, SCHEDULER_SIGNAL, ATTRIBUTION_SIGNAL)) {
+            if (s.index == i) {
+                return s;
+            }
+        }
+        throw new IllegalArgumentException("no signal of index " + i);
+    }
+
     /** The signal of {@code m}. */
     static Signal of(Metric m) {
         return METRICS.get(m.ordinal());
