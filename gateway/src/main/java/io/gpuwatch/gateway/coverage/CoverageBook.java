@@ -262,6 +262,58 @@ public final class CoverageBook {
         return new CoverageReport(at, windowMs, out, scopes(tasks, APP_METRICS, at), scopes(queues, SCHED_METRICS, at));
     }
 
+    /**
+     * Each card of {@code node} at {@code at}: how many readings a second arrived, the signals they carried (share
+     * of its readings), and the device signals that never came; with the application metrics the node relays.
+     * Null for a node the fleet does not know.
+     */
+    public NodeCoverage node(FleetState fleet, String node, long at) {
+        NodeState n = fleet.node(node);
+        if (n == null) {
+            return null;
+        }
+        prune(at);
+        List<NodeCoverage.CardCoverage> out = new ArrayList<>();
+        for (CardState card : n.cards()) {
+            Tally t = cards.get(card.uuid());
+            List<CoverageReport.SignalCoverage> present = new ArrayList<>();
+            List<CoverageReport.Missing> missing = new ArrayList<>();
+            double perSecond = 0;
+            if (t != null) {
+                t.roll(at);
+                long span = t.spanMs(at);
+                perSecond = span > 0 ? t.frames() * 1000.0 / span : 0;
+                List<Tally> one = t.frames() > 0 ? List.of(t) : List.of();
+                for (int i : CARD_METRICS) {
+                    measure(Signal.of(Metric.of(i)), one, at, present, missing, null, null);
+                }
+                if (t.count(Signal.PROCESSES_LISTED) > 0) {
+                    measure(Signal.PROCESS_MEMORY_SIGNAL, one, at, present, missing, null, null);
+                }
+                measure(Signal.SCHEDULER_SIGNAL, one, at, present, missing, null, null);
+                measure(Signal.ATTRIBUTION_SIGNAL, one, at, present, missing, null, null);
+            }
+            out.add(new NodeCoverage.CardCoverage(card.uuid(), orUnknown(card.info() == null ? null
+                    : card.info().name()), perSecond, present, missing.stream().map(CoverageReport.Missing::signal)
+                    .toList()));
+        }
+        List<String> relayed = new ArrayList<>();
+        Tally relay = relays.get(node);
+        double appPerSecond = 0;
+        if (relay != null) {
+            relay.roll(at);
+            long span = relay.spanMs(at);
+            appPerSecond = span > 0 ? relay.frames() * 1000.0 / span : 0;
+            for (int i : APP_METRICS) {
+                if (relay.count(i) > 0) {
+                    relayed.add(Metric.of(i).field());
+                }
+            }
+        }
+        return new NodeCoverage(node, orUnknown(n.label("labels.pool")), orUnknown(n.driver()), at, windowMs, out,
+                appPerSecond, relayed);
+    }
+
     private CoverageReport.LayerCoverage device(Group g, Map<Metric, List<CoverageReport.RuleRef>> readers, long at) {
         List<CoverageReport.SignalCoverage> present = new ArrayList<>();
         List<CoverageReport.Missing> missing = new ArrayList<>();

@@ -192,6 +192,32 @@ class CoverageBookTest {
     }
 
     @Test
+    void oneNodesCardsEachWithTheirRatesAndGaps() {
+        FleetState fleet = new FleetState();
+        CoverageBook book = new CoverageBook(WINDOW);
+        fleet.hello(hello("n1", "owned", "550.54", "H100", "GPU-1", "GPU-2"), T0);
+        for (int s = 0; s < 40; s++) {
+            long at = T0 + s * 1000L;
+            // GPU-2 is read every other second, without profiling
+            List<CardReading> cards = s % 2 == 0
+                    ? List.of(new CardReading("GPU-1", full(), List.of()), new CardReading("GPU-2", rented(), List.of()))
+                    : List.of(new CardReading("GPU-1", full(), List.of()));
+            book.frame("n1", new Sample(s + 1, at, cards), at);
+        }
+        book.frame("n1", new App(41, T0 + 39_000, "serve-1", "chat", "vllm",
+                MetricValues.builder().set(Metric.TTFT_P99_MS, 300).build()), T0 + 39_000);
+        NodeCoverage n = book.node(fleet, "n1", T0 + 40_000);
+        assertEquals("owned", n.pool());
+        assertEquals(1.0, n.cards().get(0).readingsPerSecond(), 1e-9);
+        assertEquals(0.5, n.cards().get(1).readingsPerSecond(), 1e-9);
+        assertTrue(n.cards().get(1).missing().containsAll(List.of("smActive", "nvlinkErrors", "schedulerListing")),
+                n.cards().get(1).missing().toString());
+        assertTrue(n.cards().get(0).present().stream().anyMatch(sc -> sc.signal().equals("smActive")));
+        assertEquals(List.of("ttftP99Ms"), n.appSignals());
+        assertNull(book.node(fleet, "n9", T0));
+    }
+
+    @Test
     void countsOutliveOneWindowAndAreGoneAfterTwo() {
         FleetState fleet = new FleetState();
         CoverageBook book = new CoverageBook(WINDOW);

@@ -96,6 +96,16 @@ class CoverageRouteTest {
         assertEquals(200, md.statusCode());
         assertTrue(md.getHeader("Content-Type").startsWith("text/markdown"));
         assertTrue(md.bodyAsString().contains("cannot fire: tensor-idle (device)"), md.bodyAsString());
+        HttpResponse<Buffer> node = await(web.get(g.port(), "127.0.0.1", "/api/v1/coverage/rent-1")
+                .bearerTokenAuthentication(VIEWER).send());
+        assertEquals(200, node.statusCode(), node.bodyAsString());
+        JsonObject card = node.bodyAsJsonObject().getJsonArray("cards").getJsonObject(0);
+        assertEquals("GPU-r1", card.getString("uuid"));
+        assertEquals(0.5, card.getDouble("readingsPerSecond"));
+        assertTrue(card.getJsonArray("missing").contains("tensorActive"), card.encode());
+        assertEquals(404, await(web.get(g.port(), "127.0.0.1", "/api/v1/coverage/nope")
+                .bearerTokenAuthentication(VIEWER).send()).statusCode());
+        assertEquals(401, await(web.get(g.port(), "127.0.0.1", "/api/v1/coverage/rent-1").send()).statusCode());
         HttpResponse<Buffer> bad = await(web.get(g.port(), "127.0.0.1", "/api/v1/coverage?format=html")
                 .bearerTokenAuthentication(VIEWER).send());
         assertEquals(400, bad.statusCode());
