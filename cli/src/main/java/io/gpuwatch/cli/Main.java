@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
         description = "Alerting for GPU fleets: node probes, a windowing gateway, composite rules, deduplicated pages.",
         subcommands = {GatewayCommand.class, ProbeCommand.class, DemoCommand.class, RulesCommand.class,
                 ConfigCommand.class, OnCallCommand.class, BenchCommand.class, TokenCommand.class, SchedCommand.class,
-                CommandLine.HelpCommand.class})
+                ReportCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

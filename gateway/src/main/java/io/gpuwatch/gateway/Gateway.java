@@ -10,6 +10,7 @@ import io.gpuwatch.gateway.checkpoint.EvaluationFile;
 import io.gpuwatch.gateway.cluster.Cluster;
 import io.gpuwatch.gateway.cluster.Replica;
 import io.gpuwatch.gateway.cluster.SharedAlerts;
+import io.gpuwatch.gateway.coverage.CoverageBook;
 import io.gpuwatch.gateway.delivery.Delivery;
 import io.gpuwatch.gateway.delivery.Dispatcher;
 import io.gpuwatch.gateway.digest.Digests;
@@ -98,6 +99,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private final Supplier<TokenFile> tokens;
     private final InstantSource clock;
     private final FleetState fleet = new FleetState();
+    private final CoverageBook coverage = new CoverageBook(CoverageBook.DEFAULT_WINDOW_MS);
     private AlertLedger ledger;
     private final Dispatcher dispatcher;
     private final List<Receiver> receivers;
@@ -232,7 +234,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                         shareTimer = vertx.setTimer(Checkpoint.PERIOD_MS, id -> shareRound());
                     }
                     if (digests != null) {
-                        digests.start(vertx, new Digests.Sources(() -> ledger, fleet, () -> rules));
+                        digests.start(vertx, new Digests.Sources(() -> ledger, fleet, () -> rules, coverage));
                     }
                     LOG.info("gateway listening on " + config.host() + ":" + s.actualPort()
                             + (tls == null ? "" : " (TLS)") + " with "
@@ -694,6 +696,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         }
         long now = clock.millis();
         recent.add(node, frame);
+        coverage.frame(node, frame, now);
         if (frame instanceof Sample s) {
             evaluator.sample(node, s, now, config.tickMs());
         } else if (frame instanceof Event e) {
@@ -810,6 +813,11 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
 
     public FleetState fleet() {
         return fleet;
+    }
+
+    @Override
+    public CoverageBook coverage() {
+        return coverage;
     }
 
     public AlertLedger ledger() {

@@ -1,6 +1,7 @@
 package io.gpuwatch.gateway.digest;
 
 import io.gpuwatch.gateway.cost.Pricing;
+import io.gpuwatch.gateway.coverage.CoverageBook;
 import io.gpuwatch.gateway.ledger.Alert;
 import io.gpuwatch.gateway.ledger.AlertLedger;
 import io.gpuwatch.gateway.state.FleetState;
@@ -15,7 +16,9 @@ import io.vertx.core.Vertx;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -39,8 +42,16 @@ public final class Digests {
     private static final long MAX_SLEEP_MS = 60_000;
     private static final long SAMPLE_EVERY_MS = 60_000;
 
-    /** Where a digest reads from: the ledger (swapped when a store opens), the fleet and the running rules. */
-    public record Sources(Supplier<AlertLedger> ledger, FleetState fleet, Supplier<RuleSet> rules) {
+    /**
+     * Where a digest reads from: the ledger (swapped when a store opens), the fleet, the running rules and which
+     * signals arrive from the fleet.
+     */
+    public record Sources(Supplier<AlertLedger> ledger, FleetState fleet, Supplier<RuleSet> rules,
+                          CoverageBook coverage) {
+        /** Sources without frames counted: no digest mentions coverage. */
+        public Sources(Supplier<AlertLedger> ledger, FleetState fleet, Supplier<RuleSet> rules) {
+            this(ledger, fleet, rules, new CoverageBook(CoverageBook.DEFAULT_WINDOW_MS));
+        }
     }
 
     /** One digest as sent: its channel, the report, and whether the channel took it. */
@@ -62,6 +73,8 @@ public final class Digests {
     /** One channel's state: when its current period began, when it is next due, and whether one is on its way. */
     private static final class Slot {
         final DigestChannel channel;
+        /** The signals that arrived per node at the previous digest (or the start), to tell a drop from a gap. */
+        Map<String, BitSet> signals = Map.of();
         Instant from;
         Instant due;
         boolean sending;
@@ -102,6 +115,7 @@ public final class Digests {
         for (Slot s : slots) {
             s.from = now;
             s.due = s.channel.schedule().next(now);
+            s.signals = sources.coverage().signalsByNode(sources.fleet(), now.toEpochMilli());
         }
         meter.sample(now.toEpochMilli());
     }
@@ -212,13 +226,16 @@ public final class Digests {
         List<BusinessMeter.Sample> samples = meter.samples(from.toEpochMilli(), to.toEpochMilli());
         boolean chart = publicUrl != null && s.channel.target().showsImages();
         boolean priced = !pricing.equals(Pricing.NONE);
+        Map<String, BitSet> signals = sources.coverage().signalsByNode(sources.fleet(), to.toEpochMilli());
+        List<String> dropped = CoverageDrops.lines(s.signals, signals);
         Future<Built> built = vertx.executeBlocking(() -> {
             DigestContent content = DigestCollector.collect(live, ended, from, to, s.channel.schedule().zone(),
                     SLICES, BusinessMeter.figures(samples), priced);
             String id = chart ? UUID.randomUUID().toString() : null;
             byte[] png = chart ? ChartImage.png(content.firingSeries(), CHART_WIDTH, CHART_HEIGHT) : null;
             String url = chart ? publicUrl + "/api/v1/digests/" + id + "/chart.png" : null;
-            return new Built(DigestText.render(content, url, pricing.currency()), id, png);
+            return new Built(CoverageDrops.appendTo(DigestText.render(content, url, pricing.currency()), dropped),
+                    id, png);
         });
         return built.compose(b -> {
             if (b.png() != null) {
@@ -229,6 +246,7 @@ public final class Digests {
                 s.due = s.channel.schedule().next(to);
                 if (ar.succeeded()) {
                     s.from = to;
+                    s.signals = signals;
                 } else {
                     LOG.warning("digest for " + s.channel.receiver() + " (" + s.channel.schedule().describe()
                             + ") not delivered, so the next one covers this period too: " + ar.cause().getMessage());

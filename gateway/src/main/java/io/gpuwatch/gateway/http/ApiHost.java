@@ -5,6 +5,7 @@ import io.gpuwatch.gateway.ack.PagerHook;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.backtest.RecentFrames;
 import io.gpuwatch.gateway.cluster.Cluster;
+import io.gpuwatch.gateway.coverage.CoverageBook;
 import io.gpuwatch.gateway.delivery.Dispatcher;
 import io.gpuwatch.gateway.digest.Digests;
 import io.gpuwatch.gateway.eval.Evaluator;
@@ -55,6 +56,9 @@ public interface ApiHost {
     ProbeEndpoint probes();
 
     FleetState fleet();
+
+    /** Which signals arrive from the fleet ({@code GET /api/v1/coverage}). */
+    CoverageBook coverage();
 
     /** The store, when the gateway runs on a data directory and has opened it. */
     Optional<AsyncStore> store();
