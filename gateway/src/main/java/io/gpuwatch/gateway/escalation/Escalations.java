@@ -1,5 +1,7 @@
 package io.gpuwatch.gateway.escalation;
 
+import io.gpuwatch.gateway.route.EscalationPolicy;
+import io.gpuwatch.gateway.route.EscalationStep;
 import io.gpuwatch.gateway.store.Escalation;
 import io.gpuwatch.notify.Notification;
 
@@ -28,9 +30,9 @@ public final class Escalations {
     }
 
     /** One step to page: {@code escalation} as it stands after the page. */
-    public record Page(Escalation escalation, Policy policy, Notification alert) {
+    public record Page(Escalation escalation, EscalationPolicy policy, Notification alert) {
         /** The step paged. */
-        public Step step() {
+        public EscalationStep step() {
             return policy.steps().get(escalation.step());
         }
 
@@ -47,12 +49,12 @@ public final class Escalations {
         }
     }
 
-    private final Map<String, Policy> policies;
+    private final Map<String, EscalationPolicy> policies;
     private final InstantSource clock;
     private final Map<String, Escalation> held = new LinkedHashMap<>();
 
     /** Escalates by {@code policies} (by name) on {@code clock}'s time. */
-    public Escalations(Map<String, Policy> policies, InstantSource clock) {
+    public Escalations(Map<String, EscalationPolicy> policies, InstantSource clock) {
         this.policies = Map.copyOf(policies);
         this.clock = clock;
     }
@@ -60,6 +62,11 @@ public final class Escalations {
     /** Takes back {@code e}, kept before a restart or shared by a peer, as where its alert's escalation stands. */
     public void restore(Escalation e) {
         held.put(e.fingerprint(), e);
+    }
+
+    /** Forgets the escalation of {@code fingerprint}. */
+    public void forget(String fingerprint) {
+        held.remove(fingerprint);
     }
 
     /** Where the escalation of the alert {@code fingerprint} stands, if it has one here. */
@@ -73,7 +80,7 @@ public final class Escalations {
     }
 
     /** The policies by name. */
-    public Map<String, Policy> policies() {
+    public Map<String, EscalationPolicy> policies() {
         return policies;
     }
 
@@ -89,7 +96,7 @@ public final class Escalations {
         List<Page> pages = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         for (Candidate c : live) {
-            Policy policy = policies.get(c.policy());
+            EscalationPolicy policy = policies.get(c.policy());
             String fp = c.alert().fingerprint();
             if (policy == null) {
                 continue;
@@ -122,7 +129,7 @@ public final class Escalations {
         return new Pass(saved, removed, pages);
     }
 
-    private static Escalation step(Escalation e, Policy policy, boolean acknowledged, Instant now) {
+    private static Escalation step(Escalation e, EscalationPolicy policy, boolean acknowledged, Instant now) {
         return switch (e.state()) {
             case EXHAUSTED -> e;
             case ACKNOWLEDGED -> acknowledged ? e : with(e, e.round(), e.step(),

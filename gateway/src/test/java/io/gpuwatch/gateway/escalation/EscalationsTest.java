@@ -1,5 +1,8 @@
 package io.gpuwatch.gateway.escalation;
 
+import io.gpuwatch.gateway.route.EscalationPolicy;
+import io.gpuwatch.gateway.route.EscalationStep;
+import io.gpuwatch.gateway.route.EscalationTarget;
 import io.gpuwatch.gateway.store.Escalation;
 import io.gpuwatch.notify.Notification;
 import org.junit.jupiter.api.Test;
@@ -19,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class EscalationsTest {
     private static final Instant T0 = Instant.parse("2026-12-12T09:00:00Z");
-    private static final Policy POLICY = new Policy("gpu-page", List.of(
+    private static final EscalationPolicy POLICY = new EscalationPolicy("gpu-page", List.of(
             step("primary", 5), step("secondary", 10), step("lead", 15)), 1, "alerting.yml", 1, 1);
     private static final Notification ALERT = new Notification("fp1", Notification.Status.FIRING,
             Map.of("alertname", "GpuXid79", "node", "n1"), Map.of(), T0, null, "");
@@ -30,8 +33,8 @@ class EscalationsTest {
     private boolean acked;
     private boolean live = true;
 
-    private static Step step(String layer, int minutes) {
-        return new Step(List.of(Target.layer("gpu-platform", layer, "alerting.yml", 1, 1)), List.of("gpu-feishu"),
+    private static EscalationStep step(String layer, int minutes) {
+        return new EscalationStep(List.of(EscalationTarget.layer("gpu-platform", layer, "alerting.yml", 1, 1)), List.of("gpu-feishu"),
                 Duration.ofMinutes(minutes));
     }
 

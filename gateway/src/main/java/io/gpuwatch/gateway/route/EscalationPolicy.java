@@ -1,4 +1,4 @@
-package io.gpuwatch.gateway.escalation;
+package io.gpuwatch.gateway.route;
 
 import java.util.List;
 import java.util.Objects;
@@ -8,8 +8,8 @@ import java.util.Objects;
  * then all of them again {@code repeat} more times. {@code file}, {@code line} and {@code column} are where its
  * name was written.
  */
-public record Policy(String name, List<Step> steps, int repeat, String file, int line, int column) {
-    public Policy {
+public record EscalationPolicy(String name, List<EscalationStep> steps, int repeat, String file, int line, int column) {
+    public EscalationPolicy {
         Objects.requireNonNull(name, "name");
         steps = List.copyOf(steps);
         if (steps.isEmpty()) {

@@ -1,4 +1,4 @@
-package io.gpuwatch.gateway.escalation;
+package io.gpuwatch.gateway.route;
 
 import java.time.Duration;
 import java.util.List;
@@ -8,8 +8,8 @@ import java.util.Objects;
  * One step of a policy: page through the receivers {@code via}, mentioning whoever is on call in
  * {@code targets} at that moment, then wait {@code timeout} for an acknowledgement before the next step.
  */
-public record Step(List<Target> targets, List<String> via, Duration timeout) {
-    public Step {
+public record EscalationStep(List<EscalationTarget> targets, List<String> via, Duration timeout) {
+    public EscalationStep {
         targets = List.copyOf(targets);
         via = List.copyOf(via);
         Objects.requireNonNull(timeout, "timeout");
