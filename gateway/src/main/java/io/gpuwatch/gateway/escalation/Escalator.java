@@ -16,7 +16,6 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -207,7 +206,7 @@ public final class Escalator {
             }
             return Future.succeededFuture();
         }
-        Map<String, String> rows = new LinkedHashMap<>();
+        List<String> rows = new ArrayList<>();
         return store.run(s -> {
             pass.saved().forEach(s.escalations()::save);
             pass.removed().forEach(s.escalations()::remove);
@@ -215,13 +214,13 @@ public final class Escalator {
                 String payload = new BatchPayload(Flush.Reason.FIRST, p.alert().labels(), List.of(p.alert())).encode();
                 for (Receiver r : receiversOf(p)) {
                     s.outbox().enqueue(r.name(), p.key(), payload, List.of(p.alert().fingerprint()));
-                    rows.put(r.name(), p.key());
+                    rows.add(p.key() + " to " + r.name());
                 }
             }
             return null;
         }).map(v -> {
             if (!rows.isEmpty()) {
-                LOG.info("escalation paged: " + rows);
+                LOG.info("escalation queued " + String.join(", ", rows));
                 queued.run();
             }
             return (Void) null;
