@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -149,8 +150,8 @@ public final class Route {
     }
 
     /** The escalation policy this route names, if any. */
-    public java.util.Optional<String> escalation() {
-        return java.util.Optional.ofNullable(escalation);
+    public Optional<String> escalation() {
+        return Optional.ofNullable(escalation);
     }
 
     public boolean continueMatching() {

@@ -3,6 +3,7 @@ package io.gpuwatch.gateway.store;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +27,7 @@ public final class EscalationTable {
                 ps.setInt(4, e.round());
                 ps.setInt(5, e.step());
                 if (e.deadline() == null) {
-                    ps.setNull(6, java.sql.Types.BIGINT);
+                    ps.setNull(6, Types.BIGINT);
                 } else {
                     ps.setLong(6, e.deadline().toEpochMilli());
                 }
