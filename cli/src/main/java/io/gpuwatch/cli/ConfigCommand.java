@@ -92,6 +92,9 @@ final class ConfigCommand implements Runnable {
                     problems.forEach(err::println);
                     mentionErrors += problems.size();
                 }
+                List<String> problems = load.escalationProblems(roster);
+                problems.forEach(err::println);
+                mentionErrors += problems.size();
             }
             if (!load.ok() || mentionErrors > 0) {
                 int errors = load.errors().size() + mentionErrors;
@@ -105,6 +108,11 @@ final class ConfigCommand implements Runnable {
             }
             printRoute(out, config.root(), "");
             config.owners().forEach((owner, r) -> out.println("owner " + owner + " -> " + r.receiver()));
+            config.escalationPolicies().values().forEach(p -> out.println("escalation " + p.name() + ": "
+                    + p.steps().size() + (p.steps().size() == 1 ? " step" : " steps") + ", "
+                    + p.steps().stream().map(s -> s.targets() + " via " + s.via() + " for " + duration(s.timeout()))
+                    .toList()
+                    + (p.repeat() == 0 ? "" : ", repeated " + p.repeat() + (p.repeat() == 1 ? " time" : " times"))));
             int failed = 0;
             for (String test : tests) {
                 failed += printTest(out, err, config, test);
@@ -121,7 +129,9 @@ final class ConfigCommand implements Runnable {
 
         private static void printRoute(PrintWriter out, Route r, String indent) {
             String matchers = r.matchers().stream().map(Object::toString).collect(Collectors.joining(", ", "{", "}"));
-            StringBuilder line = new StringBuilder(indent).append(matchers).append(" -> ").append(r.receiver());
+            StringBuilder line = new StringBuilder(indent).append(matchers).append(" -> ")
+                    .append(r.receiver().equals(Route.NONE) ? "(no receiver)" : r.receiver());
+            r.escalation().ifPresent(e -> line.append(" escalation ").append(e));
             if (r.continueMatching()) {
                 line.append(" (continue)");
             }

@@ -300,6 +300,9 @@ final class GatewayCommand implements Callable<Integer> {
         Gateway gateway = new Gateway(config, ruleSet, ruleFiles, probeTokens, out.receivers(), out.routing(),
                 InstantSource.system()).access(access).tls(tls).roster(roster, oncallFile)
                 .previewMemory(previewMemoryMb * (1L << 20));
+        if (out.steps() != null) {
+            gateway.stepReceivers(out.steps());
+        }
         // read by the fleet on the gateway's event loop only after deployment, which publishes it
         gateway.fleet().usePricing(pricing);
         if (alerting != null) {

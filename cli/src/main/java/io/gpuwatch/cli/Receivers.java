@@ -3,6 +3,7 @@ package io.gpuwatch.cli;
 import io.gpuwatch.cli.alerting.AlertingFile;
 import io.gpuwatch.cli.alerting.AlertingLoad;
 import io.gpuwatch.cli.alerting.Wiring;
+import io.gpuwatch.gateway.escalation.StepReceivers;
 import io.gpuwatch.gateway.schedule.Roster;
 import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.notify.Receiver;
@@ -52,7 +53,7 @@ final class Receivers {
     private WebClient client;
 
     /** What notifications go to and how: the routing is null for every notification to every receiver. */
-    record Delivery(List<Receiver> receivers, RoutingConfig routing) {
+    record Delivery(List<Receiver> receivers, RoutingConfig routing, StepReceivers steps) {
     }
 
     /**
@@ -93,10 +94,14 @@ final class Receivers {
                         + "webhook there as a receiver of type webhook");
             }
             client = WebClient.create(vertx);
+            List<String> problems = file.escalationProblems(roster.get());
+            if (!problems.isEmpty() && !file.routing().escalationPolicies().isEmpty()) {
+                throw new IllegalArgumentException(String.join("\n", problems));
+            }
             Wiring wiring = new Wiring(vertx, client, externalUrl, System.out, roster);
-            return new Delivery(file.create(wiring), file.routing());
+            return new Delivery(file.create(wiring), file.routing(), file.stepReceivers(wiring));
         }
-        return new Delivery(build(vertx, externalUrl), null);
+        return new Delivery(build(vertx, externalUrl), null, null);
     }
 
     /** The console and webhook receivers the options ask for. */

@@ -102,6 +102,40 @@ class OnCallCommandTest {
     }
 
     @Test
+    void configCheckFindsAnEscalationStepsPersonOrLayerTheOnCallFileLacksAndTheGatewayRefusesThem(@TempDir Path dir)
+            throws Exception {
+        Path alerting = dir.resolve("alerting.yml");
+        Files.writeString(alerting, """
+                receivers:
+                  - name: chat
+                    type: webhook
+                    url: http://127.0.0.1:1/hook
+                escalation_policies:
+                  - name: page
+                    steps:
+                      - {schedules: [gpu-platform/primry], via: [chat], timeout: 5m}
+                      - {people: [leed], via: [chat], timeout: 5m}
+                route:
+                  receiver: chat
+                  escalation: page
+                """);
+        assertEquals(1, run("config", "check", alerting.toString(), "--oncall", EXAMPLE));
+        assertTrue(err.toString().endsWith(alerting + ":8:22: error: schedule `gpu-platform` has no layer `primry` "
+                + "(did you mean `primary`?) (primary, secondary)\n" + alerting + ":9:19: error: no person `leed` in "
+                + "the on-call file (did you mean `lead`?)\n2 errors\n"), err.toString());
+        err.getBuffer().setLength(0);
+        Path tokens = dir.resolve("tokens");
+        assertEquals(0, run("token", "new", "--node", "gpu-*", "--file", tokens.toString()));
+        assertEquals(2, run("gateway", "--tokens", tokens.toString(), "--rules", "../examples/rules", "--listen",
+                "127.0.0.1:0", "--alerting", alerting.toString(), "--oncall", EXAMPLE));
+        assertTrue(err.toString().contains(alerting + ":9:19: error: no person `leed`"), err.toString());
+        err.getBuffer().setLength(0);
+        Files.writeString(alerting, Files.readString(alerting).replace("primry", "primary").replace("leed", "lead"));
+        assertEquals(0, run("config", "check", alerting.toString(), "--oncall", EXAMPLE), err.toString());
+        assertTrue(out.toString().contains("escalation page: 2 steps"), out.toString());
+    }
+
+    @Test
     void aGatewayWithABrokenOnCallFileRefusesToStartAndSaysWhere(@TempDir Path dir) throws Exception {
         Path tokens = dir.resolve("tokens");
         assertEquals(0, run("token", "new", "--node", "gpu-*", "--file", tokens.toString()));

@@ -8,6 +8,10 @@ import io.gpuwatch.gateway.checkpoint.Checkpoint;
 import io.gpuwatch.gateway.checkpoint.Evaluation;
 import io.gpuwatch.gateway.checkpoint.EvaluationFile;
 import io.gpuwatch.gateway.cluster.Cluster;
+import io.gpuwatch.gateway.escalation.Escalations;
+import io.gpuwatch.gateway.escalation.Escalator;
+import io.gpuwatch.gateway.escalation.StepReceivers;
+import io.gpuwatch.gateway.store.Escalation;
 import io.gpuwatch.gateway.cluster.Replica;
 import io.gpuwatch.gateway.cluster.SharedAlerts;
 import io.gpuwatch.gateway.coverage.CoverageBook;
@@ -54,6 +58,7 @@ import io.gpuwatch.protocol.Sample;
 import io.gpuwatch.protocol.Sched;
 import io.gpuwatch.rules.Rule;
 import io.gpuwatch.rules.RuleSet;
+import io.gpuwatch.notify.Notification;
 import io.gpuwatch.rules.eval.AlertImage;
 import io.gpuwatch.rules.eval.AlertState;
 import io.gpuwatch.rules.eval.Transition;
@@ -69,6 +74,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -129,6 +135,10 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     /** Set once stopping has begun: probe frames are no longer taken. */
     private boolean draining;
     private long tickTimer = -1;
+    private StepReceivers stepReceivers;
+    private Escalator escalator;
+    /** Set once the escalations were taken back from the store (or there is none): only then do they run. */
+    private boolean escalating;
 
     /** A gateway running a fixed rule set, with nothing to reload. */
     public Gateway(GatewayConfig config, RuleSet rules, Supplier<TokenFile> tokens, List<Receiver> receivers,
@@ -167,6 +177,11 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     @Override
     public Future<?> start() {
         evaluator = new Evaluator(fleet, rules, this::transition);
+        if (!dispatcher.routing().escalationPolicies().isEmpty()) {
+            escalator = new Escalator(dispatcher.routing().escalationPolicies(), roster, stepReceivers != null
+                    ? stepReceivers : (name, mentions) -> receivers.stream().filter(r -> r.name().equals(name))
+                    .findFirst(), clock);
+        }
         probes = new ProbeEndpoint(vertx, config.ingest(), tokens, this, clock);
         Router router = Router.router(vertx);
         new ApiRoutes(this, access).mount(router);
@@ -200,7 +215,12 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         Future<Void> allowed = vertx.executeBlocking(() -> access.refusal(config.host()))
                 .compose(refusal -> refusal.<Future<Void>>map(r -> Future.failedFuture(new IllegalStateException(r)))
                         .orElseGet(Future::succeededFuture));
-        Future<Void> joined = allowed.compose(v -> cluster == null ? Future.succeededFuture() : joinCluster());
+        Future<Void> joined = allowed.compose(v -> cluster == null ? Future.succeededFuture() : joinCluster())
+                .onSuccess(v -> {
+                    if (cluster != null && escalator != null) {
+                        escalator.shareWith(cluster.escalations());
+                    }
+                });
         if (config.dataDir() != null) {
             checkpoint = new Checkpoint(context, config.dataDir(), this::evaluationNow);
             // a frame is acknowledged once the windows it went into are on disk: until then its probe keeps it,
@@ -227,6 +247,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 .onSuccess(s -> {
                     server = s;
                     ready = true;
+                    escalating = true;
                     if (checkpoint != null) {
                         checkpoint.start();
                     }
@@ -267,7 +288,11 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 })
                 .compose(v -> PersistentLedger.open(store, HISTORY_LIMIT, links()))
                 .map(persistent -> {
-                    outbox = new OutboxSender(vertx, store, receivers, clock, OutboxSender.Settings.standard(null));
+                    List<Receiver> sendsTo = new ArrayList<>(receivers);
+                    if (escalator != null) {
+                        sendsTo.addAll(escalator.receivers());
+                    }
+                    outbox = new OutboxSender(vertx, store, sendsTo, clock, OutboxSender.Settings.standard(null));
                     dispatcher.deliverThrough(cluster == null ? outbox : cluster.claimed(outbox));
                     ledger = persistent;
                     persistent.recover(dispatcher::dispatch);
@@ -287,6 +312,8 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                     outbox.start(OUTBOX_POLL);
                     return (Void) null;
                 })
+                .compose(v -> escalator == null ? Future.<Void>succeededFuture()
+                        : escalator.recover(store, () -> outbox.poll()))
                 // the store's message names the file and what to do about it; the CLI prints a root cause, which
                 // would be H2's bare reason
                 .recover(e -> Future.failedFuture(e instanceof StoreException ? new StoreException(e.getMessage()) : e));
@@ -638,6 +665,51 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     public void tick() {
         evaluator.tick(clock.millis(), config.tickMs());
         dispatcher.tick();
+        escalate();
+    }
+
+    /**
+     * Moves the escalations on: each firing alert this gateway speaks for whose route names a policy; an
+     * acknowledgement holds it, and so does a silence or an inhibition, which mute its pages as they mute its
+     * notifications.
+     */
+    private void escalate() {
+        if (escalator == null || !escalating || draining) {
+            return;
+        }
+        Instant now = clock.instant();
+        List<Escalations.Candidate> live = new ArrayList<>();
+        Set<String> firing = new HashSet<>();
+        for (Alert a : ledger.live()) {
+            firing.add(a.fingerprint());
+            Optional<String> policy = dispatcher.routing().escalation(a.labels());
+            if (policy.isEmpty()) {
+                continue;
+            }
+            Notification n = ledger.notification(a);
+            if (cluster != null && !cluster.speaksFor(n)) {
+                continue;
+            }
+            boolean held = acknowledgements.of(a.fingerprint(), a.activeSince()).isPresent()
+                    || !dispatcher.silences().silenced(a.labels(), now).isEmpty()
+                    || !dispatcher.inhibitedBy(a.fingerprint(), a.labels()).isEmpty();
+            live.add(new Escalations.Candidate(n, a.activeSince(), policy.get(), held));
+        }
+        escalator.tick(live, firing::contains);
+    }
+
+    /**
+     * Makes the receivers escalation steps page through, with each step's mentions (docs/oncall.md,
+     * Escalation); call before deploying. Without it a step pages through the configured receiver as it is.
+     */
+    public Gateway stepReceivers(StepReceivers make) {
+        this.stepReceivers = make;
+        return this;
+    }
+
+    @Override
+    public Optional<Escalation> escalation(String fingerprint) {
+        return escalator == null ? Optional.empty() : escalator.of(fingerprint);
     }
 
     /**

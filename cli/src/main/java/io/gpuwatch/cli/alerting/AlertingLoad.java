@@ -8,7 +8,13 @@ import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.receiver.chat.ReportTarget;
 import io.gpuwatch.rules.Diagnostic;
 
+import io.gpuwatch.gateway.escalation.StepMentions;
+import io.gpuwatch.gateway.escalation.StepReceivers;
+import io.gpuwatch.gateway.route.EscalationTarget;
+import io.gpuwatch.gateway.schedule.Roster;
+
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 
@@ -39,6 +45,29 @@ public record AlertingLoad(List<ReceiverSpec> receivers, RoutingConfig routing, 
             throw new IllegalStateException("an alerting file with errors has no receivers to make: " + errors());
         }
         return receivers.stream().map(r -> r.create(wiring)).toList();
+    }
+
+    /**
+     * Makes the receivers escalation steps page through: the receiver of that name made anew with the step's
+     * mentions.
+     */
+    public StepReceivers stepReceivers(Wiring wiring) {
+        return (name, mentions) -> receivers.stream().filter(r -> r.name().equals(name)).findFirst()
+                .map(r -> r.create(wiring.forStep(mentions)));
+    }
+
+    /**
+     * Every escalation step's schedule, layer or person that {@code roster} lacks, as
+     * {@code file:line:col: error: …} lines.
+     */
+    public List<String> escalationProblems(Roster roster) {
+        if (routing == null) {
+            return List.of();
+        }
+        List<EscalationTarget> targets = new ArrayList<>();
+        routing.escalationPolicies().values().forEach(p -> p.steps().forEach(s -> targets.addAll(s.targets())));
+        targets.sort(Comparator.comparingInt(EscalationTarget::line).thenComparingInt(EscalationTarget::column));
+        return StepMentions.problems(roster, targets);
     }
 
     /**

@@ -262,26 +262,26 @@ final class ReceiverReader {
         return switch (type) {
             case "slack" -> chat(SlackConfig.parse(fields, path, secrets), path, node,
                     c -> w -> SlackReceiver.create(w.vertx(), w.client(), name, c,
-                            OnCallMentions.of(w.roster(), mention, "slack", InstantSource.system()),
+                            w.mentions(mention, "slack"),
                             hookSecret != null),
                     c -> w -> SlackReportTarget.create(w.vertx(), w.client(), name, c));
             case "teams" -> chat(TeamsConfig.parse(fields, path, secrets), path, node,
                     c -> w -> TeamsReceiver.create(w.vertx(), w.client(), name, c,
-                            OnCallMentions.of(w.roster(), mention, "teams", InstantSource.system())),
+                            w.mentions(mention, "teams")),
                     c -> w -> TeamsReportTarget.create(w.vertx(), w.client(), name, c));
             case "feishu" -> chat(FeishuConfig.parse(fields, path, secrets), path, node,
                     c -> w -> FeishuReceiver.create(w.vertx(), w.client(), name, c,
-                            OnCallMentions.of(w.roster(), mention, "feishu", InstantSource.system()),
+                            w.mentions(mention, "feishu"),
                             ackLink(w, name, hookSecret), callbackKey != null),
                     c -> w -> FeishuReportTarget.create(w.vertx(), w.client(), name, c));
             case "dingtalk" -> chat(DingTalkConfig.parse(fields, path, secrets), path, node,
                     c -> w -> DingTalkReceiver.create(w.vertx(), w.client(), name, c,
-                            OnCallMentions.of(w.roster(), mention, "dingtalk", InstantSource.system()),
+                            w.mentions(mention, "dingtalk"),
                             ackLink(w, name, hookSecret)),
                     c -> w -> DingTalkReportTarget.create(w.vertx(), w.client(), name, c));
             case "wecom" -> chat(WeComConfig.parse(fields, path, secrets), path, node,
                     c -> w -> WeComReceiver.create(w.vertx(), w.client(), name, c,
-                            OnCallMentions.of(w.roster(), mention, "wecom", InstantSource.system()),
+                            w.mentions(mention, "wecom"),
                             ackLink(w, name, hookSecret)),
                     c -> w -> WeComReportTarget.create(w.vertx(), w.client(), name, c));
             case "pagerduty" -> made(parsed(PagerDutyConfig.parse(fields, path, secrets), path, node,

@@ -66,6 +66,7 @@ public final class Cluster {
     private AsyncMap<String, String> evaluation;
     private SharedMap<Silence> silences;
     private SharedMap<Acknowledgement> acks;
+    private SharedEscalations escalations;
     private Replica replica;
     private MessageConsumer<Object> changes;
     private HashRing ring = new HashRing(List.of());
@@ -109,7 +110,10 @@ public final class Cluster {
         Future<AsyncMap<String, String>> s = vertx.sharedData().getAsyncMap(SILENCES);
         Future<AsyncMap<String, String>> k = vertx.sharedData().getAsyncMap(ACKS);
         Future<AsyncMap<String, String>> e = vertx.sharedData().getAsyncMap(EVALUATION);
-        return Future.all(List.of(m, c, a, s, k, e)).compose(v -> {
+        Future<AsyncMap<String, String>> x = vertx.sharedData().getAsyncMap(SharedEscalations.MAP);
+        Future<AsyncMap<String, String>> p = vertx.sharedData().getAsyncMap(SharedEscalations.PAGES);
+        return Future.all(List.of(m, c, a, s, k, e, x, p)).compose(v -> {
+            escalations = new SharedEscalations(x.result(), p.result(), memberId());
             evaluation = e.result();
             members = m.result();
             claims = new SendClaims(c.result());
@@ -332,6 +336,11 @@ public final class Cluster {
             alerts.record(n).onFailure(e -> LOG.warning("could not share alert " + n.fingerprint() + " with the "
                     + "cluster: " + e.getMessage()));
         }
+    }
+
+    /** Where each alert's escalation stands across the cluster, and who sent which page; once started. */
+    public SharedEscalations escalations() {
+        return escalations;
     }
 
     /** The shared firing alerts of {@code node}, for a gateway that has just taken it over. */

@@ -15,6 +15,7 @@ import io.gpuwatch.gateway.reload.RuleReloader;
 import io.gpuwatch.gateway.schedule.Roster;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.gateway.store.AsyncStore;
+import io.gpuwatch.gateway.store.Escalation;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.protocol.Sched;
 import io.gpuwatch.rules.RuleSet;
@@ -71,6 +72,11 @@ public interface ApiHost {
 
     /** The people and on-call schedules, empty when the gateway was given none. */
     Roster roster();
+
+    /** Where the escalation of the live alert {@code fingerprint} stands on this gateway, if it escalates it. */
+    default Optional<Escalation> escalation(String fingerprint) {
+        return Optional.empty();
+    }
 
     /** The cluster the gateway is one of, if any. */
     Optional<Cluster> cluster();

@@ -49,9 +49,14 @@ final class ConfigReader {
     private static final Pattern CLOCK = Pattern.compile("(\\d{2}):(\\d{2})");
     /** {@code receivers} belongs to the receivers' reader (in the cli), which reads the same file. */
     private static final List<String> TOP_KEYS =
-            List.of("route", "owners", "time_intervals", "inhibit_rules", "builtin_inhibit_rules", "receivers");
+            List.of("route", "owners", "time_intervals", "inhibit_rules", "builtin_inhibit_rules", "receivers",
+                    "escalation_policies");
     private static final List<String> ROUTE_KEYS = List.of("receiver", "matchers", "group_by", "group_wait",
-            "group_interval", "repeat_interval", "continue", "routes", "mute_time_intervals", "active_time_intervals");
+            "group_interval", "repeat_interval", "continue", "routes", "mute_time_intervals", "active_time_intervals",
+            "escalation");
+    private static final List<String> POLICY_KEYS = List.of("name", "steps", "repeat");
+    private static final List<String> STEP_KEYS = List.of("schedules", "people", "via", "timeout");
+    private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_-]*");
     private static final List<String> INTERVAL_KEYS = List.of("name", "time_intervals");
     private static final List<String> PERIOD_KEYS =
             List.of("times", "weekdays", "days_of_month", "months", "years", "location");
@@ -68,6 +73,9 @@ final class ConfigReader {
     private final Set<String> receivers;
     private final List<Diagnostic> diagnostics = new ArrayList<>();
     private final Map<String, TimeInterval> intervals = new LinkedHashMap<>();
+    private final Map<String, EscalationPolicy> policies = new LinkedHashMap<>();
+    /** Every policy name written, those with errors too, so a route naming one is not reported again. */
+    private final Set<String> policyNames = new TreeSet<>();
 
     /** What a route passes down to its children. */
     private record Inherited(String receiver, GroupBy groupBy, Duration groupWait, Duration groupInterval,
@@ -117,6 +125,9 @@ final class ConfigReader {
         if (keys.containsKey("time_intervals")) {
             timeIntervals(keys.get("time_intervals").getValueNode());
         }
+        if (keys.containsKey("escalation_policies")) {
+            policies(keys.get("escalation_policies").getValueNode());
+        }
         NodeTuple routeEntry = keys.get("route");
         Route tree = null;
         if (routeEntry == null) {
@@ -137,7 +148,7 @@ final class ConfigReader {
         if (keys.containsKey("inhibit_rules")) {
             inhibit.addAll(inhibitRules(keys.get("inhibit_rules").getValueNode()));
         }
-        return tree == null ? null : new RoutingConfig(tree, owners, intervals, inhibit);
+        return tree == null ? null : new RoutingConfig(tree, owners, intervals, inhibit, policies);
     }
 
     // ---- routes
@@ -162,7 +173,10 @@ final class ConfigReader {
                         boolean isRoot) {
         List<Matcher> matchers = isRoot || !keys.containsKey("matchers") ? List.of()
                 : matchers(keys.get("matchers").getValueNode(), "matchers");
-        String receiver = parent.receiver();
+        String escalation = keys.containsKey("escalation") ? policyRef(keys.get("escalation").getValueNode()) : null;
+        // a route that escalates and names no receiver of its own pages through its policy only
+        String receiver = keys.containsKey("escalation") && !keys.containsKey("receiver") && !isRoot ? Route.NONE
+                : parent.receiver();
         if (keys.containsKey("receiver")) {
             String r = receiver(keys.get("receiver").getValueNode());
             receiver = r == null ? receiver : r;
@@ -177,7 +191,7 @@ final class ConfigReader {
                 ? intervalRefs(keys.get("mute_time_intervals").getValueNode()) : parent.mute();
         List<TimeInterval> active = keys.containsKey("active_time_intervals")
                 ? intervalRefs(keys.get("active_time_intervals").getValueNode()) : parent.active();
-        Inherited mine = new Inherited(receiver, groupBy == null ? parent.groupBy() : groupBy,
+        Inherited mine = new Inherited(receiver.equals(Route.NONE) ? parent.receiver() : receiver, groupBy == null ? parent.groupBy() : groupBy,
                 wait == null ? parent.groupWait() : wait, interval == null ? parent.groupInterval() : interval,
                 repeat == null ? parent.repeatInterval() : repeat, mute, active);
         String key = (isRoot ? "" : parentKey + "/") + Route.matchersKey(matchers);
@@ -209,7 +223,155 @@ final class ConfigReader {
             }
         }
         return new Route(id, key, matchers, receiver, mine.groupBy(), mine.groupWait(), mine.groupInterval(),
-                mine.repeatInterval(), cont, mute, active, children);
+                mine.repeatInterval(), cont, mute, active, children, escalation);
+    }
+
+    private String policyRef(Node node) {
+        ScalarNode s = scalar(node, "`escalation`");
+        if (s == null || isNull(s) || s.getValue().isBlank()) {
+            if (s != null) {
+                error(s, "`escalation` is empty; name a policy of `escalation_policies:`");
+            }
+            return null;
+        }
+        String name = s.getValue();
+        if (!policies.containsKey(name)) {
+            if (!policyNames.contains(name)) {
+                error(s, "unknown escalation policy `" + name + "`" + YamlMapping.suggestion(name, policyNames)
+                        + (policyNames.isEmpty() ? " (no `escalation_policies:` are defined)"
+                        : " (policies: " + String.join(", ", policyNames) + ")"));
+            }
+            return null;
+        }
+        return name;
+    }
+
+    // ---- escalation policies
+
+    private void policies(Node node) {
+        for (Node item : items(node, "escalation_policies")) {
+            if (!(item instanceof MappingNode m)) {
+                error(item, "an escalation policy is a mapping with `name:` and `steps:`");
+                continue;
+            }
+            Map<String, NodeTuple> keys = mapping(m, POLICY_KEYS, "escalation policy");
+            ScalarNode name = keys.containsKey("name") ? scalar(keys.get("name").getValueNode(), "`name`") : null;
+            if (name == null) {
+                if (!keys.containsKey("name")) {
+                    error(m, "an escalation policy needs `name:`, which routes name it by");
+                }
+                continue;
+            }
+            if (!NAME.matcher(name.getValue()).matches()) {
+                error(name, "policy name `" + name.getValue() + "`: use lower-case letters, digits, `-` and `_`");
+                continue;
+            }
+            if (!policyNames.add(name.getValue())) {
+                error(name, "escalation policy `" + name.getValue() + "` is defined twice");
+                continue;
+            }
+            int repeat = keys.containsKey("repeat") ? count(keys.get("repeat").getValueNode(), "repeat") : 0;
+            List<EscalationStep> steps = new ArrayList<>();
+            boolean ok = repeat >= 0;
+            if (!keys.containsKey("steps")) {
+                error(m, "escalation policy `" + name.getValue() + "` needs `steps:`");
+                ok = false;
+            } else {
+                List<Node> stepNodes = items(keys.get("steps").getValueNode(), "steps");
+                if (stepNodes.isEmpty()) {
+                    error(keys.get("steps").getValueNode(), "`steps` needs at least one step");
+                    ok = false;
+                }
+                for (Node stepNode : stepNodes) {
+                    EscalationStep step = step(stepNode);
+                    ok &= step != null;
+                    if (step != null) {
+                        steps.add(step);
+                    }
+                }
+            }
+            if (ok) {
+                ScalarPlaces.Position p = ScalarPlaces.of(name);
+                policies.put(name.getValue(), new EscalationPolicy(name.getValue(), steps, repeat, file, p.line(), p.column()));
+            }
+        }
+    }
+
+    private EscalationStep step(Node node) {
+        if (!(node instanceof MappingNode m)) {
+            error(node, "a step is a mapping with `via:` (receivers), `timeout:` and `schedules:` or `people:`");
+            return null;
+        }
+        Map<String, NodeTuple> keys = mapping(m, STEP_KEYS, "escalation step");
+        boolean ok = true;
+        List<EscalationTarget> targets = new ArrayList<>();
+        if (keys.containsKey("schedules")) {
+            for (Node n : items(keys.get("schedules").getValueNode(), "schedules")) {
+                ScalarNode s = scalar(n, "a schedule");
+                if (s == null || s.getValue().isBlank() || s.getValue().split("/", -1).length > 2) {
+                    error(n, "a schedule is `schedule` or `schedule/layer`");
+                    ok = false;
+                    continue;
+                }
+                String[] parts = s.getValue().split("/", -1);
+                ScalarPlaces.Position p = ScalarPlaces.of(s);
+                targets.add(EscalationTarget.layer(parts[0], parts.length == 2 ? parts[1] : null, file, p.line(), p.column()));
+            }
+        }
+        if (keys.containsKey("people")) {
+            for (Node n : items(keys.get("people").getValueNode(), "people")) {
+                ScalarNode s = scalar(n, "a person");
+                if (s == null || s.getValue().isBlank()) {
+                    ok = false;
+                    continue;
+                }
+                ScalarPlaces.Position p = ScalarPlaces.of(s);
+                targets.add(EscalationTarget.person(s.getValue(), file, p.line(), p.column()));
+            }
+        }
+        List<String> via = new ArrayList<>();
+        if (!keys.containsKey("via")) {
+            error(m, "a step needs `via:`, the receivers it pages through");
+            ok = false;
+        } else {
+            for (Node n : items(keys.get("via").getValueNode(), "via")) {
+                String r = receiver(n);
+                ok &= r != null;
+                if (r != null) {
+                    via.add(r);
+                }
+            }
+            if (via.isEmpty() && ok) {
+                error(keys.get("via").getValueNode(), "`via` needs at least one receiver");
+                ok = false;
+            }
+        }
+        Duration timeout = null;
+        if (!keys.containsKey("timeout")) {
+            error(m, "a step needs `timeout:`, how long it waits for an acknowledgement before the next step");
+            ok = false;
+        } else {
+            timeout = duration(keys.get("timeout"), true);
+            ok &= timeout != null;
+        }
+        return ok ? new EscalationStep(targets, via, timeout) : null;
+    }
+
+    private int count(Node node, String key) {
+        ScalarNode s = scalar(node, "`" + key + "`");
+        if (s == null) {
+            return -1;
+        }
+        try {
+            int n = Integer.parseInt(s.getValue().strip());
+            if (n >= 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below with the value
+        }
+        error(s, "`" + key + "` is a whole number of times, 0 or more, not `" + s.getValue() + "`");
+        return -1;
     }
 
     private String receiver(Node node) {

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -16,6 +17,8 @@ import java.util.stream.Collectors;
  * matches every alert; below it the first matching child wins unless that child says {@code continue: true}.
  */
 public final class Route {
+    /** The receiver of a route that names an escalation policy and no receiver: its groups go nowhere. */
+    public static final String NONE = "";
     private final String id;
     private final String key;
     private final List<Matcher> matchers;
@@ -28,6 +31,8 @@ public final class Route {
     private final List<TimeInterval> muteTimeIntervals;
     private final List<TimeInterval> activeTimeIntervals;
     private final List<Route> routes;
+    /** The escalation policy this route's alerts are escalated by; null for none. */
+    private final String escalation;
 
     /**
      * A route. {@code id} names its place ({@code route.routes[1]}), unique in the tree; {@code key} is
@@ -36,6 +41,19 @@ public final class Route {
     public Route(String id, String key, List<Matcher> matchers, String receiver, GroupBy groupBy, Duration groupWait,
                  Duration groupInterval, Duration repeatInterval, boolean continueMatching,
                  List<TimeInterval> muteTimeIntervals, List<TimeInterval> activeTimeIntervals, List<Route> routes) {
+        this(id, key, matchers, receiver, groupBy, groupWait, groupInterval, repeatInterval, continueMatching,
+                muteTimeIntervals, activeTimeIntervals, routes, null);
+    }
+
+    /**
+     * A route whose alerts are also escalated by the policy named {@code escalation} (null: none); a route that
+     * only escalates has the receiver {@link #NONE}.
+     */
+    public Route(String id, String key, List<Matcher> matchers, String receiver, GroupBy groupBy, Duration groupWait,
+                 Duration groupInterval, Duration repeatInterval, boolean continueMatching,
+                 List<TimeInterval> muteTimeIntervals, List<TimeInterval> activeTimeIntervals, List<Route> routes,
+                 String escalation) {
+        this.escalation = escalation;
         this.id = Objects.requireNonNull(id, "id");
         this.key = Objects.requireNonNull(key, "key");
         this.matchers = List.copyOf(matchers);
@@ -131,6 +149,11 @@ public final class Route {
         return repeatInterval;
     }
 
+    /** The escalation policy this route names, if any. */
+    public Optional<String> escalation() {
+        return Optional.ofNullable(escalation);
+    }
+
     public boolean continueMatching() {
         return continueMatching;
     }
@@ -164,7 +187,8 @@ public final class Route {
                 && receiver.equals(r.receiver) && groupBy.equals(r.groupBy) && groupWait.equals(r.groupWait)
                 && groupInterval.equals(r.groupInterval) && repeatInterval.equals(r.repeatInterval)
                 && continueMatching == r.continueMatching && muteTimeIntervals.equals(r.muteTimeIntervals)
-                && activeTimeIntervals.equals(r.activeTimeIntervals) && routes.equals(r.routes);
+                && activeTimeIntervals.equals(r.activeTimeIntervals) && routes.equals(r.routes)
+                && Objects.equals(escalation, r.escalation);
     }
 
     @Override
@@ -175,6 +199,7 @@ public final class Route {
     /** {@code route.routes[0] {severity="page"} -> paging}. */
     @Override
     public String toString() {
-        return id + " " + matchersKey(matchers) + " -> " + receiver;
+        return id + " " + matchersKey(matchers) + " -> " + receiver
+                + (escalation == null ? "" : " (escalation " + escalation + ")");
     }
 }

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -23,11 +24,31 @@ import java.util.TreeSet;
  * owner, write a route with the matcher {@code owner="…"} in the tree instead.
  */
 public record RoutingConfig(Route root, Map<String, Route> owners, Map<String, TimeInterval> timeIntervals,
-                            List<InhibitRule> inhibitRules) {
+                            List<InhibitRule> inhibitRules, Map<String, EscalationPolicy> escalationPolicies) {
     public RoutingConfig {
         owners = Map.copyOf(owners);
+        escalationPolicies = Map.copyOf(escalationPolicies);
         timeIntervals = Map.copyOf(timeIntervals);
         inhibitRules = List.copyOf(inhibitRules);
+    }
+
+    /** A config without escalation policies. */
+    public RoutingConfig(Route root, Map<String, Route> owners, Map<String, TimeInterval> timeIntervals,
+                         List<InhibitRule> inhibitRules) {
+        this(root, owners, timeIntervals, inhibitRules, Map.of());
+    }
+
+    /**
+     * The escalation policy an alert with {@code labels} is escalated by: the first its routes name, in the order
+     * of {@link #routes}; empty when none names one.
+     */
+    public Optional<String> escalation(Map<String, String> labels) {
+        for (Route r : routes(labels)) {
+            if (r.escalation().isPresent()) {
+                return r.escalation();
+            }
+        }
+        return Optional.empty();
     }
 
     /** The routes an alert with {@code labels} goes to, in order: its owner's route first, then the tree's. */
@@ -46,6 +67,8 @@ public record RoutingConfig(Route root, Map<String, Route> owners, Map<String, T
         TreeSet<String> names = new TreeSet<>();
         root.flatten().forEach(r -> names.add(r.receiver()));
         owners.values().forEach(r -> names.add(r.receiver()));
+        escalationPolicies.values().forEach(p -> p.steps().forEach(s -> names.addAll(s.via())));
+        names.remove(Route.NONE);
         return List.copyOf(names);
     }
 

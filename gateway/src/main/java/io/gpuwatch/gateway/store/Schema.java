@@ -111,7 +111,17 @@ final class Schema {
                       error VARCHAR)""",
                     "CREATE INDEX IF NOT EXISTS outbox_attempt_by_row ON outbox_attempt (outbox_id, id)",
                     "CREATE INDEX IF NOT EXISTS outbox_attempt_by_receiver ON outbox_attempt (receiver, outcome, id)",
-                    "ALTER TABLE ack ADD COLUMN IF NOT EXISTS withdrawn BOOLEAN DEFAULT FALSE NOT NULL"));
+                    "ALTER TABLE ack ADD COLUMN IF NOT EXISTS withdrawn BOOLEAN DEFAULT FALSE NOT NULL"),
+            // where each alert's escalation stands, so a restart resumes it at the step and deadline it had
+            List.of("""
+                    CREATE TABLE IF NOT EXISTS escalation (
+                      fingerprint VARCHAR(64) PRIMARY KEY,
+                      active_since BIGINT NOT NULL,
+                      policy VARCHAR NOT NULL,
+                      round INT NOT NULL,
+                      step INT NOT NULL,
+                      deadline BIGINT,
+                      escalation_state VARCHAR(16) NOT NULL)"""));
 
     private Schema() {
     }

@@ -45,6 +45,7 @@ public final class Store implements AutoCloseable {
     private final NotificationLog notificationLog;
     private final Outbox outbox;
     private final AuditTable audit;
+    private final EscalationTable escalations;
     private int depth;
     private boolean dirty;
     private boolean closed;
@@ -59,6 +60,7 @@ public final class Store implements AutoCloseable {
         this.notificationLog = new NotificationLog(this);
         this.outbox = new Outbox(this, backoff);
         this.audit = new AuditTable(this);
+        this.escalations = new EscalationTable(this);
     }
 
     /**
@@ -131,6 +133,11 @@ public final class Store implements AutoCloseable {
     /** Who changed what through the API. */
     public AuditTable audit() {
         return audit;
+    }
+
+    /** Where each alert's escalation stands. */
+    public EscalationTable escalations() {
+        return escalations;
     }
 
     /** Notifications waiting for delivery, with their attempts. */

@@ -47,7 +47,8 @@ class RouteConfigTest {
                   recevier: chat
                 """));
         assertEquals(List.of("routes.yml:3:1: error: unknown top-level key `colour` "
-                + "(route, owners, time_intervals, inhibit_rules, builtin_inhibit_rules, receivers)"), problems("""
+                + "(route, owners, time_intervals, inhibit_rules, builtin_inhibit_rules, receivers, "
+                + "escalation_policies)"), problems("""
                 route:
                   receiver: chat
                 colour: red

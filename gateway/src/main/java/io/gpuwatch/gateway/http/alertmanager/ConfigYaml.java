@@ -76,7 +76,10 @@ final class ConfigYaml {
 
     private static Map<String, Object> route(Route r, boolean root, List<String> notes) {
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("receiver", r.receiver());
+        // a route that only escalates has no receiver in Alertmanager's terms; it would take its parent's
+        if (!r.receiver().equals(Route.NONE)) {
+            out.put("receiver", r.receiver());
+        }
         // a list of its own per route, so the YAML holds no anchors and aliases
         out.put("group_by", new ArrayList<>(r.groupBy().all() ? List.of("...") : r.groupBy().labels()));
         if (!root && !r.matchers().isEmpty()) {
