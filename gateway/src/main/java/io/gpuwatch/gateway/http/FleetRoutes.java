@@ -45,8 +45,8 @@ final class FleetRoutes {
 
     static final List<Shade> SHADES = List.of(
             new Shade("gpuUtil", Layer.DEVICE, "utilisation", "%", (c, t) -> c.latest(Metric.GPU_UTIL)),
-            new Shade("effectiveComputeRatio", Layer.DEVICE, "effective compute ratio", "ratio",
-                    (c, t) -> DerivedMetric.effectiveComputeRatio(c.latest(Metric.GPU_UTIL),
+            new Shade("smActiveOfBusy", Layer.DEVICE, "SM activity while busy", "ratio",
+                    (c, t) -> DerivedMetric.smActiveOfBusy(c.latest(Metric.GPU_UTIL),
                             c.latest(Metric.SM_ACTIVE))),
             new Shade("tempC", Layer.DEVICE, "temperature", "°C", (c, t) -> c.latest(Metric.TEMP_C)),
             new Shade("powerW", Layer.DEVICE, "power", "W", (c, t) -> c.latest(Metric.POWER_W)),

@@ -53,6 +53,7 @@ public final class FleetState {
     private int[] appBaselined = new int[0];
     private int[] schedBaselined = new int[0];
     private Pricing pricing = Pricing.NONE;
+    private final TaskOutcomes outcomes = new TaskOutcomes();
 
     /** A fleet learning baselines into a book of its own, with the default half-lives. */
     public FleetState() {
@@ -277,7 +278,13 @@ public final class FleetState {
         List<TaskState> tasks = new ArrayList<>(sched.tasks().size());
         for (SchedTask st : sched.tasks()) {
             TaskState t = task(st.task());
-            t.scheduled(ts, sched.queue(), st.owner(), st.business());
+            String ended = t.scheduled(ts, sched.queue(), st);
+            if ("succeeded".equals(ended) || "failed".equals(ended)) {
+                String business = t.business();
+                String owner = t.owner();
+                outcomes.ended(ts, ended.equals("succeeded"), "task/" + t.name(),
+                        business == null ? null : "business/" + business, owner == null ? null : "owner/" + owner);
+            }
             for (String uuid : st.cards()) {
                 CardState card = cardByUuid(uuid);
                 if (card != null) {
@@ -293,6 +300,24 @@ public final class FleetState {
         }
         tasks.forEach(listed);
         return q;
+    }
+
+    /** How the tasks of the last day ended, as listings reported it. */
+    TaskOutcomes outcomes() {
+        return outcomes;
+    }
+
+    /**
+     * {@code [ended, succeeded]}: the tasks of {@code owner} that ended succeeded or failed in the {@code windowMs}
+     * before {@code at}, for digests (owners have no scope of their own).
+     */
+    public int[] ownerOutcomes(String owner, long at, long windowMs) {
+        return outcomes.count("owner/" + owner, at, windowMs);
+    }
+
+    /** {@code [ended, succeeded]} of the tasks of {@code business}, likewise. */
+    public int[] businessOutcomes(String business, long at, long windowMs) {
+        return outcomes.count("business/" + business, at, windowMs);
     }
 
     private CardState cardByUuid(String uuid) {
@@ -389,6 +414,7 @@ public final class FleetState {
         businesses(at);
         businesses.values().removeIf(b -> retire(b.expired(at), b.instanceKey(), gone));
         queues.values().removeIf(q -> retire(q.expired(at), q.instanceKey(), gone));
+        outcomes.prune(at);
     }
 
     private static boolean retire(boolean expired, String key, Consumer<String> gone) {
