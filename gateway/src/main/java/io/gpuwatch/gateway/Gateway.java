@@ -226,7 +226,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                         shareTimer = vertx.setTimer(Checkpoint.PERIOD_MS, id -> shareRound());
                     }
                     if (digests != null) {
-                        digests.start(vertx, new Digests.Sources(() -> ledger, fleet, () -> rules));
+                        digests.start(vertx, new Digests.Sources(() -> ledger, fleet));
                     }
                     LOG.info("gateway listening on " + config.host() + ":" + s.actualPort()
                             + (tls == null ? "" : " (TLS)") + " with "

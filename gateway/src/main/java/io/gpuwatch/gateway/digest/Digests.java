@@ -6,7 +6,6 @@ import io.gpuwatch.gateway.ledger.AlertLedger;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.notify.render.ChartImage;
 import io.gpuwatch.notify.render.Report;
-import io.gpuwatch.rules.RuleSet;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -40,7 +39,7 @@ public final class Digests {
     private static final long SAMPLE_EVERY_MS = 60_000;
 
     /** Where a digest reads from: the ledger (swapped when a store opens), the fleet and the running rules. */
-    public record Sources(Supplier<AlertLedger> ledger, FleetState fleet, Supplier<RuleSet> rules) {
+    public record Sources(Supplier<AlertLedger> ledger, FleetState fleet) {
     }
 
     /** One digest as sent: its channel, the report, and whether the channel took it. */
@@ -97,7 +96,7 @@ public final class Digests {
         this.vertx = Objects.requireNonNull(vertx, "vertx");
         this.context = vertx.getOrCreateContext();
         this.sources = Objects.requireNonNull(sources, "sources");
-        this.meter = new BusinessMeter(sources.fleet(), sources.rules(), pricing);
+        this.meter = new BusinessMeter(sources.fleet(), pricing);
         Instant now = clock.instant();
         for (Slot s : slots) {
             s.from = now;
@@ -214,7 +213,7 @@ public final class Digests {
         boolean priced = !pricing.equals(Pricing.NONE);
         Future<Built> built = vertx.executeBlocking(() -> {
             DigestContent content = DigestCollector.collect(live, ended, from, to, s.channel.schedule().zone(),
-                    SLICES, BusinessMeter.figures(samples), priced);
+                    SLICES, BusinessMeter.figures(samples), BusinessMeter.ownerFigures(samples), priced);
             String id = chart ? UUID.randomUUID().toString() : null;
             byte[] png = chart ? ChartImage.png(content.firingSeries(), CHART_WIDTH, CHART_HEIGHT) : null;
             String url = chart ? publicUrl + "/api/v1/digests/" + id + "/chart.png" : null;

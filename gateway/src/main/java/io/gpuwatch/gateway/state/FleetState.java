@@ -315,6 +315,11 @@ public final class FleetState {
         return outcomes.count("owner/" + owner, at, windowMs);
     }
 
+    /** The businesses ({@code business/}) or owners ({@code owner/}) with task outcomes of the last day. */
+    public List<String> outcomeNames(String prefix) {
+        return outcomes.names(prefix);
+    }
+
     /** {@code [ended, succeeded]} of the tasks of {@code business}, likewise. */
     public int[] businessOutcomes(String business, long at, long windowMs) {
         return outcomes.count("business/" + business, at, windowMs);

@@ -48,6 +48,17 @@ final class TaskOutcomes {
         });
     }
 
+    /** The names kept under keys that start with {@code prefix}, the prefix cut off. */
+    java.util.List<String> names(String prefix) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        for (String key : byKey.keySet()) {
+            if (key.startsWith(prefix)) {
+                out.add(key.substring(prefix.length()));
+            }
+        }
+        return out;
+    }
+
     /** The share of {@code counts} that succeeded; NaN when none ended. */
     static double rate(int[] counts) {
         return counts[0] == 0 ? Double.NaN : (double) counts[1] / counts[0];
