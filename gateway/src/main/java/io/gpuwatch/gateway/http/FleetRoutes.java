@@ -237,7 +237,12 @@ final class FleetRoutes {
                     .put("latencyP99Ms", finite(t.appLatest(Metric.LATENCY_P99_MS)))
                     .put("requestsPerSec", finite(t.appLatest(Metric.REQUESTS_PER_SEC)))
                     .put("idleRatio", t.cards().isEmpty() ? null : round((double) idle / t.cards().size()))
-                    .put("costPerMillionTokens", tokens > 0 ? finite(perMillion) : null));
+                    .put("costPerMillionTokens", tokens > 0 ? finite(perMillion) : null)
+                    .put("requestedCards", t.requestedCards())
+                    .put("requestedVsUsed", finite(t.requestedVsUsed()))
+                    .put("effectiveComputeRatio", finite(DerivedMetric.effectiveComputeRatio(
+                            DerivedMetric.achievedFlops(tokens, t.appLatest(Metric.SAMPLES_PER_SEC), t.flopsPerToken(),
+                                    t.flopsPerSample()), t.peakFlops()))));
         }
         Replies.json(ctx, 200, new JsonObject().put("tasks", out).put("total", all.size()));
     }
