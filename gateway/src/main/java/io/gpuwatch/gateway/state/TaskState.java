@@ -44,6 +44,7 @@ public final class TaskState extends CardPool {
     private Long requestedMemBytes;
     private SchedTask.Model model;
     private String outcome;
+    private boolean pending;
     /** The latest app frame's values by metric ordinal (NaN where absent), for the console. */
     private final double[] appLatest = nanArray(Metric.count());
     /** Peer groups by series, window and whether they group nodes, with the instant each was computed at. */
@@ -203,6 +204,7 @@ public final class TaskState extends CardPool {
         if (listing.model() != null) {
             model = listing.model();
         }
+        pending = "pending".equalsIgnoreCase(listing.state());
         String previous = outcome;
         outcome = outcomeOf(listing);
         return outcome != null && !outcome.equals(previous) ? outcome : null;
@@ -228,14 +230,18 @@ public final class TaskState extends CardPool {
         return model;
     }
 
-    /** Cards the latest listing requested; null when it said nothing. */
+    /**
+     * Cards the latest listing requested, while the task holds what it was given; null when it said nothing, and
+     * while it waits or once it has ended: a request the scheduler has not granted, or no longer holds, wastes
+     * nothing of the task's.
+     */
     public Integer requestedCards() {
-        return requestedCards;
+        return pending || outcome != null ? null : requestedCards;
     }
 
-    /** Device memory the latest listing requested; null when it said nothing. */
+    /** Device memory the latest listing requested, likewise. */
     public Long requestedMemBytes() {
-        return requestedMemBytes;
+        return pending || outcome != null ? null : requestedMemBytes;
     }
 
     @Override
@@ -278,12 +284,14 @@ public final class TaskState extends CardPool {
 
     @Override
     public double requestedVsUsed() {
-        return requestedCards == null || requestedCards <= 0 ? Double.NaN : (double) busyCards() / requestedCards;
+        Integer r = requestedCards();
+        return r == null || r <= 0 ? Double.NaN : (double) busyCards() / r;
     }
 
     @Override
     public double memRequestedVsUsed() {
-        return requestedMemBytes == null || requestedMemBytes <= 0 ? Double.NaN : memUsedBytes() / requestedMemBytes;
+        Long r = requestedMemBytes();
+        return r == null || r <= 0 ? Double.NaN : memUsedBytes() / r;
     }
 
     @Override
