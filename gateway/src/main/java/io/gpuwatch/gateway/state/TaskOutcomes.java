@@ -1,8 +1,10 @@
 package io.gpuwatch.gateway.state;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -49,8 +51,8 @@ final class TaskOutcomes {
     }
 
     /** The names kept under keys that start with {@code prefix}, the prefix cut off. */
-    java.util.List<String> names(String prefix) {
-        java.util.List<String> out = new java.util.ArrayList<>();
+    List<String> names(String prefix) {
+        List<String> out = new ArrayList<>();
         for (String key : byKey.keySet()) {
             if (key.startsWith(prefix)) {
                 out.add(key.substring(prefix.length()));

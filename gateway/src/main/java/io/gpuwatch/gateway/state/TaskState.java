@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -222,7 +223,7 @@ public final class TaskState extends CardPool {
         if (listing.outcome() != null) {
             return listing.outcome();
         }
-        return listing.state() == null ? null : ENDING_STATES.get(listing.state().toLowerCase(java.util.Locale.ROOT));
+        return listing.state() == null ? null : ENDING_STATES.get(listing.state().toLowerCase(Locale.ROOT));
     }
 
     /** The model the latest listing that named one declared; null when none did. */

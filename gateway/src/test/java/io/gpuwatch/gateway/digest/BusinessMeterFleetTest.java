@@ -112,8 +112,9 @@ class BusinessMeterFleetTest {
         BusinessMeter.Figures ads = BusinessMeter.figures(samples).get(0);
         // 20,000 tokens/s × 6 × 8.03e9 = 9.636e14 FLOP/s on 2 H100 (2 × 989.4e12)
         assertEquals(9.636e14 / 1.9788e15, ads.effectiveComputeRatio(), 1e-9);
-        // train asked for 4 cards and keeps 1 busy; the evals asked for 1 each and hold none
-        assertEquals(4 + 31.0 / 60 + 21.0 / 60, ads.requestedCardHours(), 1e-9);
+        // train asked for 4 cards and keeps 1 busy; the evals are listed only once they have ended, which asks
+        // for nothing
+        assertEquals(4.0, ads.requestedCardHours(), 1e-9);
         assertEquals(1.0, ads.usedRequestedCardHours(), 1e-9);
         assertEquals(2, ads.ended());
         assertEquals(0.5, ads.taskSuccessRate(), 1e-12, "eval-1 completed, eval-2 failed, each counted once");
@@ -127,7 +128,7 @@ class BusinessMeterFleetTest {
                 null, "");
         Report.Section business = r.sections().stream().filter(s -> s.heading().equals("Businesses")).findFirst()
                 .orElseThrow();
-        assertEquals(List.of("ads: 1.00 idle of 2.00 card-hours, 1.00 of 4.87 requested card-hours computed (0.21), "
+        assertEquals(List.of("ads: 1.00 idle of 2.00 card-hours, 1.00 of 4.00 requested card-hours computed (0.25), "
                 + "effective compute 0.487 (within the 0.38–0.55 of published large-scale training), "
                 + "1 of 2 ended tasks succeeded"), business.lines());
         Report.Section byOwner = r.sections().stream().filter(s -> s.heading().equals("Owners")).findFirst()

@@ -2,6 +2,7 @@ package io.gpuwatch.probe.sched;
 
 import io.gpuwatch.protocol.SchedTask;
 
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 
@@ -43,7 +44,7 @@ public final class ModelDeclaration {
         if (at < 0) {
             return null;
         }
-        Map<String, String> kv = new java.util.HashMap<>();
+        Map<String, String> kv = new HashMap<>();
         for (String pair : comment.substring(at + COMMENT_MARKER.length()).strip().split("[\\s,;]+")) {
             int eq = pair.indexOf('=');
             if (eq > 0) {

@@ -28,10 +28,12 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.function.Function;
 import java.util.Map;
+import java.util.TreeSet;
 
 import static com.fasterxml.jackson.core.JsonToken.END_ARRAY;
 import static com.fasterxml.jackson.core.JsonToken.START_ARRAY;
@@ -557,11 +559,11 @@ final class FrameReader {
     }
 
     /** A string that must be one of {@code allowed}; null for JSON null. */
-    private String oneOf(String name, JsonToken t, java.util.Collection<String> allowed) throws IOException,
+    private String oneOf(String name, JsonToken t, Collection<String> allowed) throws IOException,
             FrameError {
         String s = string(name, t);
         if (s != null && !allowed.contains(s)) {
-            throw FrameError.field(name, " must be one of " + String.join(", ", new java.util.TreeSet<>(allowed))
+            throw FrameError.field(name, " must be one of " + String.join(", ", new TreeSet<>(allowed))
                     + ", got " + got(t));
         }
         return s;
