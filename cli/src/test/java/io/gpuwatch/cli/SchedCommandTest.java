@@ -59,7 +59,9 @@ class SchedCommandTest {
         assertEquals("sched", gpu.getString("type"));
         assertEquals("gpu", gpu.getString("queue"));
         assertEquals(5, gpu.getInteger("fragmentedCards"));
-        assertEquals(6, gpu.getJsonArray("tasks").size());
+        // six that wait or run, and two that ended (1008 still in squeue, 992 only in sacct) with their outcome
+        assertEquals(8, gpu.getJsonArray("tasks").size());
+        assertEquals("succeeded", gpu.getJsonArray("tasks").getJsonObject(7).getString("outcome"));
         JsonObject drained = new JsonObject(lines[2]);
         assertEquals("node_drained", drained.getString("kind"));
     }

@@ -255,7 +255,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                         shareTimer = vertx.setTimer(Checkpoint.PERIOD_MS, id -> shareRound());
                     }
                     if (digests != null) {
-                        digests.start(vertx, new Digests.Sources(() -> ledger, fleet, () -> rules, coverage));
+                        digests.start(vertx, new Digests.Sources(() -> ledger, fleet, coverage));
                     }
                     LOG.info("gateway listening on " + config.host() + ":" + s.actualPort()
                             + (tls == null ? "" : " (TLS)") + " with "

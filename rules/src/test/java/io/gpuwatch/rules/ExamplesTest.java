@@ -69,7 +69,7 @@ class ExamplesTest {
         assertEquals(files.stream().sorted().toList(), files, "files load in path order, rules in file order");
         assertEquals(List.of("application-health.yml", "application-tasks.yml", "business-baselines.yml", "business-inspection.yml",
                 "business-tasks.yml", "device-hard-faults.yml", "device-trends.yml", "node-health.yml",
-                "scheduling-queues.yml", "task-peers.yml"), files.stream().distinct().toList());
+                "scheduling-queues.yml", "task-compute.yml", "task-peers.yml"), files.stream().distinct().toList());
         assertEquals(pack.rules().size(), pack.rules().stream().map(Rule::name).distinct().count(),
                 "rule names are unique across the pack");
         assertEquals("xid-fallen-off-bus", pack.rules().stream().filter(r -> r.file().endsWith("device-hard-faults.yml"))

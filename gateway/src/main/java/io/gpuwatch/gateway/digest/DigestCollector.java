@@ -34,6 +34,13 @@ public final class DigestCollector {
      */
     public static DigestContent collect(List<Alert> live, List<Alert> ended, Instant from, Instant to, ZoneId zone,
                                         int slices, List<BusinessMeter.Figures> businesses, boolean priced) {
+        return collect(live, ended, from, to, zone, slices, businesses, List.of(), priced);
+    }
+
+    /** {@link #collect(List, List, Instant, Instant, ZoneId, int, List, boolean)} with each owner's figures too. */
+    public static DigestContent collect(List<Alert> live, List<Alert> ended, Instant from, Instant to, ZoneId zone,
+                                        int slices, List<BusinessMeter.Figures> businesses,
+                                        List<BusinessMeter.Figures> owners, boolean priced) {
         long start = from.toEpochMilli();
         long end = to.toEpochMilli();
         Map<String, List<Alert>> bySeverity = new TreeMap<>(Comparator.comparingInt(DigestCollector::rank)
@@ -78,7 +85,7 @@ public final class DigestCollector {
                 .limit(NOISY_RULES)
                 .toList();
         return new DigestContent(from, to, zone, new LinkedHashMap<>(bySeverity), resolved, noisy, inspections,
-                businesses, priced, series(all, start, end, slices));
+                businesses, owners, priced, series(all, start, end, slices));
     }
 
     /** For each slice, how many alerts fired at some moment in it. */

@@ -13,12 +13,13 @@ import java.util.Objects;
 /**
  * What one digest tells of the period {@code [from, to)}: alerts firing at its end by severity (page first,
  * {@code notice} and {@code inspect} left to {@code inspections}), alerts resolved in it, the rules that changed
- * state most often in it, the figures of each business, and how many alerts fired in each of
+ * state most often in it, the figures of each business and each owner, and how many alerts fired in each of
  * {@code firingSeries.length} equal slices of it. {@code priced} says whether a pricing was given at all.
  */
 public record DigestContent(Instant from, Instant to, ZoneId zone, Map<String, List<Alert>> firingBySeverity,
                             List<Alert> resolved, List<RuleCount> noisy, List<Alert> inspections,
-                            List<BusinessMeter.Figures> businesses, boolean priced, double[] firingSeries) {
+                            List<BusinessMeter.Figures> businesses, List<BusinessMeter.Figures> owners,
+                            boolean priced, double[] firingSeries) {
     /** A rule and how many times its alerts started or stopped firing in the period. */
     public record RuleCount(String rule, int transitions) {
     }
@@ -32,6 +33,7 @@ public record DigestContent(Instant from, Instant to, ZoneId zone, Map<String, L
         noisy = List.copyOf(noisy);
         inspections = List.copyOf(inspections);
         businesses = List.copyOf(businesses);
+        owners = List.copyOf(owners);
         firingSeries = firingSeries.clone();
     }
 

@@ -75,6 +75,11 @@ public final class DigestText {
             sections.add(new Report.Section("Businesses", c.businesses().stream()
                     .map(b -> business(b, c.priced(), currency)).toList(), ""));
         }
+        if (!c.owners().isEmpty()) {
+            sections.add(new Report.Section("Owners", c.owners().stream().map(o -> usage(new StringBuilder(o.business())
+                    .append(": ").append(number(o.idleCardHours())).append(" idle of ").append(number(o.cardHours()))
+                    .append(" card-hours"), o).toString()).toList(), ""));
+        }
         return new Report(title, period, sections, trend, chartUrl);
     }
 
@@ -92,8 +97,32 @@ public final class DigestText {
                         .append(currency.isEmpty() ? "" : " " + currency).append(" (no tokens reported)");
             }
         }
-        return sb.toString();
+        return usage(sb, b).toString();
     }
+
+    /** Requested against used, effective compute and task success, each only where known. */
+    private static StringBuilder usage(StringBuilder sb, BusinessMeter.Figures f) {
+        double used = f.requestedVsUsed();
+        if (!Double.isNaN(used)) {
+            sb.append(", ").append(number(f.usedRequestedCardHours())).append(" of ")
+                    .append(number(f.requestedCardHours())).append(" requested card-hours computed (")
+                    .append(String.format(Locale.ROOT, "%.2f", used)).append(')');
+        }
+        double effective = f.effectiveComputeRatio();
+        if (!Double.isNaN(effective)) {
+            sb.append(", effective compute ").append(String.format(Locale.ROOT, "%.3f", effective))
+                    .append(effective < MFU_LOW ? " (below" : effective > MFU_HIGH ? " (above" : " (within")
+                    .append(" the 0.38–0.55 of published large-scale training)");
+        }
+        if (f.ended() > 0) {
+            sb.append(", ").append(f.succeeded()).append(" of ").append(f.ended()).append(" ended tasks succeeded");
+        }
+        return sb;
+    }
+
+    /** The model FLOPs utilisation published large-scale training reaches (Llama 3, MegaScale). */
+    static final double MFU_LOW = 0.38;
+    static final double MFU_HIGH = 0.55;
 
     private static String line(Alert a, String when) {
         StringBuilder sb = new StringBuilder("[").append(a.severity().isEmpty() ? "none" : a.severity()).append("] ")

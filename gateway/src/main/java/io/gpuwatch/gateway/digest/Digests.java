@@ -7,7 +7,6 @@ import io.gpuwatch.gateway.ledger.AlertLedger;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.notify.render.ChartImage;
 import io.gpuwatch.notify.render.Report;
-import io.gpuwatch.rules.RuleSet;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -42,15 +41,11 @@ public final class Digests {
     private static final long MAX_SLEEP_MS = 60_000;
     private static final long SAMPLE_EVERY_MS = 60_000;
 
-    /**
-     * Where a digest reads from: the ledger (swapped when a store opens), the fleet, the running rules and which
-     * signals arrive from the fleet.
-     */
-    public record Sources(Supplier<AlertLedger> ledger, FleetState fleet, Supplier<RuleSet> rules,
-                          CoverageBook coverage) {
+    /** Where a digest reads from: the ledger (swapped when a store opens), the fleet and which signals arrive from it. */
+    public record Sources(Supplier<AlertLedger> ledger, FleetState fleet, CoverageBook coverage) {
         /** Sources without frames counted: no digest mentions coverage. */
-        public Sources(Supplier<AlertLedger> ledger, FleetState fleet, Supplier<RuleSet> rules) {
-            this(ledger, fleet, rules, new CoverageBook(CoverageBook.DEFAULT_WINDOW_MS));
+        public Sources(Supplier<AlertLedger> ledger, FleetState fleet) {
+            this(ledger, fleet, new CoverageBook(CoverageBook.DEFAULT_WINDOW_MS));
         }
     }
 
@@ -110,7 +105,7 @@ public final class Digests {
         this.vertx = Objects.requireNonNull(vertx, "vertx");
         this.context = vertx.getOrCreateContext();
         this.sources = Objects.requireNonNull(sources, "sources");
-        this.meter = new BusinessMeter(sources.fleet(), sources.rules(), pricing);
+        this.meter = new BusinessMeter(sources.fleet(), pricing);
         Instant now = clock.instant();
         for (Slot s : slots) {
             s.from = now;
@@ -230,7 +225,7 @@ public final class Digests {
         List<String> dropped = CoverageDrops.lines(s.signals, signals);
         Future<Built> built = vertx.executeBlocking(() -> {
             DigestContent content = DigestCollector.collect(live, ended, from, to, s.channel.schedule().zone(),
-                    SLICES, BusinessMeter.figures(samples), priced);
+                    SLICES, BusinessMeter.figures(samples), BusinessMeter.ownerFigures(samples), priced);
             String id = chart ? UUID.randomUUID().toString() : null;
             byte[] png = chart ? ChartImage.png(content.firingSeries(), CHART_WIDTH, CHART_HEIGHT) : null;
             String url = chart ? publicUrl + "/api/v1/digests/" + id + "/chart.png" : null;

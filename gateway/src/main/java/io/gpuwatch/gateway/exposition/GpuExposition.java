@@ -87,9 +87,9 @@ public final class GpuExposition {
                     c -> DerivedMetric.idle(c.get(Metric.GPU_UTIL), c.attribution() != null)),
             new Family("gpuwatch_card_idle_seconds_total", "counter", "Seconds the card spent allocated and idle "
                     + "since the gateway first saw it; rate() of it is the idle ratio.", CardSnapshot::idleSeconds),
-            new Family("gpuwatch_card_effective_compute_ratio", "gauge", "smActive / (gpuUtil / 100), capped at 1: "
+            new Family("gpuwatch_card_sm_active_of_busy", "gauge", "smActive / (gpuUtil / 100), capped at 1: "
                     + "the share of the time counted busy in which the SMs really worked.",
-                    c -> DerivedMetric.effectiveComputeRatio(c.get(Metric.GPU_UTIL), c.get(Metric.SM_ACTIVE))));
+                    c -> DerivedMetric.smActiveOfBusy(c.get(Metric.GPU_UTIL), c.get(Metric.SM_ACTIVE))));
 
     static final String XID_FAMILY = "gpuwatch_xid_errors_total";
 

@@ -45,8 +45,8 @@ final class FleetRoutes {
 
     static final List<Shade> SHADES = List.of(
             new Shade("gpuUtil", Layer.DEVICE, "utilisation", "%", (c, t) -> c.latest(Metric.GPU_UTIL)),
-            new Shade("effectiveComputeRatio", Layer.DEVICE, "effective compute ratio", "ratio",
-                    (c, t) -> DerivedMetric.effectiveComputeRatio(c.latest(Metric.GPU_UTIL),
+            new Shade("smActiveOfBusy", Layer.DEVICE, "SM activity while busy", "ratio",
+                    (c, t) -> DerivedMetric.smActiveOfBusy(c.latest(Metric.GPU_UTIL),
                             c.latest(Metric.SM_ACTIVE))),
             new Shade("tempC", Layer.DEVICE, "temperature", "°C", (c, t) -> c.latest(Metric.TEMP_C)),
             new Shade("powerW", Layer.DEVICE, "power", "W", (c, t) -> c.latest(Metric.POWER_W)),
@@ -237,7 +237,12 @@ final class FleetRoutes {
                     .put("latencyP99Ms", finite(t.appLatest(Metric.LATENCY_P99_MS)))
                     .put("requestsPerSec", finite(t.appLatest(Metric.REQUESTS_PER_SEC)))
                     .put("idleRatio", t.cards().isEmpty() ? null : round((double) idle / t.cards().size()))
-                    .put("costPerMillionTokens", tokens > 0 ? finite(perMillion) : null));
+                    .put("costPerMillionTokens", tokens > 0 ? finite(perMillion) : null)
+                    .put("requestedCards", t.requestedCards())
+                    .put("requestedVsUsed", finite(t.requestedVsUsed()))
+                    .put("effectiveComputeRatio", finite(DerivedMetric.effectiveComputeRatio(
+                            DerivedMetric.achievedFlops(tokens, t.appLatest(Metric.SAMPLES_PER_SEC), t.flopsPerToken(),
+                                    t.flopsPerSample()), t.peakFlops()))));
         }
         Replies.json(ctx, 200, new JsonObject().put("tasks", out).put("total", all.size()));
     }

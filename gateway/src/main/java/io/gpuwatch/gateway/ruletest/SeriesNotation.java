@@ -69,6 +69,16 @@ final class SeriesNotation {
     }
 
     /** Expands {@code text}; {@code reasons} allows clock-event reason names as values. */
+    /** One size, such as {@code 320GiB} or {@code 4e9}: NaN when it is not exactly one number. */
+    static double size(String text) {
+        try {
+            Expanded e = parse(text, false);
+            return e.values().length == 1 && !e.stale().get(0) ? e.values()[0] : Double.NaN;
+        } catch (NotationException e) {
+            return Double.NaN;
+        }
+    }
+
     static Expanded parse(String text, boolean reasons) throws NotationException {
         return new SeriesNotation(text, reasons).run();
     }

@@ -25,8 +25,9 @@ record TestFile(String file, List<Path> ruleFiles, long evaluationIntervalMs, Li
      */
     record Case(String name, Place place, long intervalMs, List<NodeSetup> nodes, List<InputSeries> series,
                 List<InputEvent> events, List<AlertCheck> checks, List<SeededBaseline> baselines,
-                double cardHourPrice) {
+                double cardHourPrice, List<ScheduledTask> scheduled) {
         Case {
+            scheduled = List.copyOf(scheduled);
             baselines = List.copyOf(baselines);
             nodes = List.copyOf(nodes);
             series = List.copyOf(series);
@@ -46,6 +47,16 @@ record TestFile(String file, List<Path> ruleFiles, long evaluationIntervalMs, Li
     record CardSetup(String uuid, String name, int index, List<ProcessSetup> processes) {
         CardSetup {
             processes = List.copyOf(processes);
+        }
+    }
+
+    /**
+     * A task a scheduler lists in {@code queue}'s sched frames from {@code fromMs} (inclusive) until
+     * {@code untilMs} (exclusive) of test time, as {@code listing} says it.
+     */
+    record ScheduledTask(String queue, io.gpuwatch.protocol.SchedTask listing, long fromMs, long untilMs) {
+        boolean listedAt(long ms) {
+            return ms >= fromMs && ms < untilMs;
         }
     }
 

@@ -2,6 +2,7 @@ package io.gpuwatch.gateway.ruletest;
 
 import io.gpuwatch.gateway.state.QueueState;
 import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.protocol.SchedTask;
 import io.gpuwatch.rules.DerivedMetric;
 import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.dsl.DslException;
@@ -35,7 +36,10 @@ import java.util.regex.Pattern;
 final class TestFileReader {
     private static final List<String> FILE_KEYS = List.of("rule_files", "evaluation_interval", "tests");
     private static final List<String> TEST_KEYS = List.of("name", "interval", "nodes", "input_series",
-            "input_events", "alert_rule_test", "baselines", "card_hour_price");
+            "input_events", "alert_rule_test", "baselines", "card_hour_price", "scheduled_tasks");
+    private static final List<String> SCHEDULED_KEYS = List.of("queue", "task", "owner", "business", "state",
+            "requested_cards", "requested_mem", "outcome", "model", "from", "until");
+    private static final List<String> MODEL_KEYS = List.of("params", "workload", "precision", "flops_per_sample");
     private static final List<String> BASELINE_KEYS = List.of("business", "queue", "metric", "mean", "std");
     private static final List<String> NODE_KEYS = List.of("name", "labels", "cards");
     private static final List<String> CARD_KEYS = List.of("uuid", "name", "index", "processes");
@@ -182,8 +186,86 @@ final class TestFileReader {
         }
         double price = keys.containsKey("card_hour_price")
                 ? real(keys.get("card_hour_price"), "`card_hour_price`", true) : Double.NaN;
+        List<TestFile.ScheduledTask> scheduled = new ArrayList<>();
+        for (Node n : list(keys.get("scheduled_tasks"), "`scheduled_tasks`")) {
+            TestFile.ScheduledTask st = scheduled(n);
+            if (st != null) {
+                scheduled.add(st);
+            }
+        }
         return name == null ? null : new TestFile.Case(name, SourcePlaces.of(node), intervalMs, nodes, series, events,
-                checks, baselines, price);
+                checks, baselines, price, scheduled);
+    }
+
+    /** A task the test's scheduler lists: its queue, what it requested, its model, how it ended. */
+    private TestFile.ScheduledTask scheduled(Node n) {
+        if (!(n instanceof MappingNode m)) {
+            error(n, "a scheduled task is a mapping of `queue`, `task` and optionally `owner`, `business`, `state`, "
+                    + "`requested_cards`, `requested_mem`, `outcome`, `model`, `from` and `until`");
+            return null;
+        }
+        Map<String, Node> keys = mapping(m, SCHEDULED_KEYS, "scheduled task");
+        String queue = keys.containsKey("queue") ? string(keys.get("queue"), "`queue`") : null;
+        String task = keys.containsKey("task") ? string(keys.get("task"), "`task`") : null;
+        if (queue == null || task == null) {
+            error(m, "a scheduled task needs `queue:` and `task:`");
+            return null;
+        }
+        String owner = keys.containsKey("owner") ? string(keys.get("owner"), "`owner`") : null;
+        String business = keys.containsKey("business") ? string(keys.get("business"), "`business`") : null;
+        String state = keys.containsKey("state") ? string(keys.get("state"), "`state`") : "running";
+        Integer requested = keys.containsKey("requested_cards")
+                ? (int) whole(keys.get("requested_cards"), "`requested_cards`", 0, Integer.MAX_VALUE) : null;
+        Long mem = null;
+        if (keys.containsKey("requested_mem")) {
+            double bytes = SeriesNotation.size(string(keys.get("requested_mem"), "`requested_mem`"));
+            if (Double.isNaN(bytes) || bytes < 0) {
+                error(keys.get("requested_mem"), "`requested_mem` must be a size such as 320GiB");
+            } else {
+                mem = (long) bytes;
+            }
+        }
+        String outcome = keys.containsKey("outcome") ? string(keys.get("outcome"), "`outcome`") : null;
+        if (outcome != null && !SchedTask.OUTCOMES.contains(outcome)) {
+            error(keys.get("outcome"), "`outcome` must be one of " + String.join(", ",
+                    new java.util.TreeSet<>(SchedTask.OUTCOMES)) + ", got `" + outcome + "`");
+            outcome = null;
+        }
+        SchedTask.Model model = keys.containsKey("model") ? model(keys.get("model")) : null;
+        long from = duration(keys.get("from"), 0);
+        long until = duration(keys.get("until"), Long.MAX_VALUE);
+        if (keys.containsKey("until") && until <= from) {
+            error(keys.get("until"), "`until` must be later than `from`");
+        }
+        return new TestFile.ScheduledTask(queue, new SchedTask(task, owner, business, List.of(), state, requested,
+                mem, outcome, model), from, until);
+    }
+
+    private SchedTask.Model model(Node n) {
+        if (!(n instanceof MappingNode m)) {
+            error(n, "a model is a mapping of `params` and optionally `workload`, `precision`, `flops_per_sample`");
+            return null;
+        }
+        Map<String, Node> keys = mapping(m, MODEL_KEYS, "model");
+        double params = real(keys.get("params"), "`params`", true);
+        if (!keys.containsKey("params") || !(params > 0)) {
+            error(keys.getOrDefault("params", m), "a model needs `params`, its parameter count, above 0");
+            return null;
+        }
+        String workload = keys.containsKey("workload") ? string(keys.get("workload"), "`workload`")
+                : SchedTask.Model.DEFAULT_WORKLOAD;
+        if (!SchedTask.Model.WORKLOADS.contains(workload)) {
+            error(keys.get("workload"), "`workload` must be inference or training, got `" + workload + "`");
+        }
+        String precision = keys.containsKey("precision") ? string(keys.get("precision"), "`precision`")
+                : SchedTask.Model.DEFAULT_PRECISION;
+        if (!SchedTask.Model.PRECISIONS.contains(precision)) {
+            error(keys.get("precision"), "`precision` must be one of " + String.join(", ",
+                    SchedTask.Model.PRECISIONS) + ", got `" + precision + "`");
+        }
+        Double flopsPerSample = keys.containsKey("flops_per_sample")
+                ? real(keys.get("flops_per_sample"), "`flops_per_sample`", true) : null;
+        return new SchedTask.Model(params, workload, precision, flopsPerSample);
     }
 
     private TestFile.SeededBaseline baseline(Node n) {

@@ -12,6 +12,7 @@ import io.gpuwatch.protocol.MetricValues;
 import io.gpuwatch.protocol.ProcessInfo;
 import io.gpuwatch.protocol.Sample;
 import io.gpuwatch.protocol.Sched;
+import io.gpuwatch.protocol.SchedTask;
 import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.RuleSet;
 
@@ -69,6 +70,12 @@ final class TestRun {
         int steps = 0;
         for (TestFile.InputSeries s : test.series()) {
             steps = Math.max(steps, s.values().length());
+        }
+        // a scheduled task with an end is listed until then, series or not
+        for (TestFile.ScheduledTask st : test.scheduled()) {
+            if (st.untilMs() != Long.MAX_VALUE) {
+                steps = (int) Math.max(steps, (st.untilMs() + test.intervalMs() - 1) / test.intervalMs());
+            }
         }
         Map<TestFile.AlertCheck, List<String>> failures = new IdentityHashMap<>();
         int e = 0;
@@ -162,10 +169,17 @@ final class TestRun {
             replay.feed(relay, new App(seq(relay), START_MS + t, a.getKey().task(), businesses.get(a.getKey().task()),
                     "rules-test", a.getValue().build()), START_MS + t);
         }
+        Map<String, List<SchedTask>> listed = new LinkedHashMap<>();
+        for (TestFile.ScheduledTask st : test.scheduled()) {
+            if (st.listedAt(t)) {
+                listed.computeIfAbsent(st.queue(), k -> new ArrayList<>()).add(st.listing());
+                queues.computeIfAbsent(st.queue(), k -> MetricValues.builder());
+            }
+        }
         String relay = first;
         for (Map.Entry<String, MetricValues.Builder> q : queues.entrySet()) {
-            replay.feed(relay, new Sched(seq(relay), START_MS + t, q.getKey(), q.getValue().build(), List.of()),
-                    START_MS + t);
+            replay.feed(relay, new Sched(seq(relay), START_MS + t, q.getKey(), q.getValue().build(),
+                    listed.getOrDefault(q.getKey(), List.of())), START_MS + t);
         }
     }
 

@@ -128,6 +128,47 @@ public final class BusinessState implements ScopeView {
         return cards;
     }
 
+    /** Its tasks' busy cards over the cards they requested, counting only tasks whose listing requested some. */
+    @Override
+    public double requestedVsUsed() {
+        double requested = 0;
+        double busy = 0;
+        for (TaskState t : tasks) {
+            Integer r = t.requestedCards();
+            if (r != null && r > 0) {
+                requested += r;
+                busy += t.busyCards();
+            }
+        }
+        return requested > 0 ? busy / requested : Double.NaN;
+    }
+
+    /** Its tasks' memory in use over the memory they requested, counting only tasks that requested some. */
+    @Override
+    public double memRequestedVsUsed() {
+        double requested = 0;
+        double used = 0;
+        for (TaskState t : tasks) {
+            Long r = t.requestedMemBytes();
+            double u = t.memUsedBytes();
+            if (r != null && r > 0) {
+                requested += r;
+                used += Double.isNaN(u) ? 0 : u;
+            }
+        }
+        return requested > 0 ? used / requested : Double.NaN;
+    }
+
+    @Override
+    public int tasksEnded(long windowMs) {
+        return fleet.businessOutcomes(name, now, windowMs)[0];
+    }
+
+    @Override
+    public double taskSuccessRate(long windowMs) {
+        return TaskOutcomes.rate(fleet.businessOutcomes(name, now, windowMs));
+    }
+
     /** The business whose baselines its rules read: itself. */
     public String baselineKey() {
         return name;

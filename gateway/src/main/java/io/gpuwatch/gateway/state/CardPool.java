@@ -1,5 +1,6 @@
 package io.gpuwatch.gateway.state;
 
+import io.gpuwatch.gateway.compute.PeakFlops;
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
 import io.gpuwatch.rules.SeriesSpec;
@@ -85,5 +86,17 @@ abstract class CardPool implements ScopeView {
     @Override
     public List<? extends ScopeView> members() {
         return members;
+    }
+
+    /** The sum of the member cards' peak dense FLOP/s at {@code precision}; NaN without cards or with one unknown. */
+    protected double peakFlops(String precision) {
+        if (members.isEmpty()) {
+            return Double.NaN;
+        }
+        double sum = 0;
+        for (CardState card : members) {
+            sum += PeakFlops.of(card.label("card.name"), precision);
+        }
+        return sum;
     }
 }

@@ -53,6 +53,7 @@ public final class FleetState {
     private int[] appBaselined = new int[0];
     private int[] schedBaselined = new int[0];
     private Pricing pricing = Pricing.NONE;
+    private final TaskOutcomes outcomes = new TaskOutcomes();
 
     /** A fleet learning baselines into a book of its own, with the default half-lives. */
     public FleetState() {
@@ -272,7 +273,13 @@ public final class FleetState {
         List<TaskState> tasks = new ArrayList<>(sched.tasks().size());
         for (SchedTask st : sched.tasks()) {
             TaskState t = task(st.task());
-            t.scheduled(ts, sched.queue(), st.owner(), st.business());
+            String ended = t.scheduled(ts, sched.queue(), st);
+            if ("succeeded".equals(ended) || "failed".equals(ended)) {
+                String business = t.business();
+                String owner = t.owner();
+                outcomes.ended(ts, ended.equals("succeeded"), "task/" + t.name(),
+                        business == null ? null : "business/" + business, owner == null ? null : "owner/" + owner);
+            }
             for (String uuid : st.cards()) {
                 CardState card = cardByUuid(uuid);
                 if (card != null) {
@@ -328,6 +335,29 @@ public final class FleetState {
             }
             case QUEUE -> queueFor(image.name()).restore(image, at);
         };
+    }
+
+    /** How the tasks of the last day ended, as listings reported it. */
+    TaskOutcomes outcomes() {
+        return outcomes;
+    }
+
+    /**
+     * {@code [ended, succeeded]}: the tasks of {@code owner} that ended succeeded or failed in the {@code windowMs}
+     * before {@code at}, for digests (owners have no scope of their own).
+     */
+    public int[] ownerOutcomes(String owner, long at, long windowMs) {
+        return outcomes.count("owner/" + owner, at, windowMs);
+    }
+
+    /** The businesses ({@code business/}) or owners ({@code owner/}) with task outcomes of the last day. */
+    public List<String> outcomeNames(String prefix) {
+        return outcomes.names(prefix);
+    }
+
+    /** {@code [ended, succeeded]} of the tasks of {@code business}, likewise. */
+    public int[] businessOutcomes(String business, long at, long windowMs) {
+        return outcomes.count("business/" + business, at, windowMs);
     }
 
     private CardState cardByUuid(String uuid) {
@@ -424,6 +454,7 @@ public final class FleetState {
         businesses(at);
         businesses.values().removeIf(b -> retire(b.expired(at), b.instanceKey(), gone));
         queues.values().removeIf(q -> retire(q.expired(at), q.instanceKey(), gone));
+        outcomes.prune(at);
     }
 
     private static boolean retire(boolean expired, String key, Consumer<String> gone) {

@@ -45,6 +45,23 @@ public final class ReplicaState extends CardPool {
         return node;
     }
 
+    /** The task's model: a replica serves the same one. */
+    @Override
+    public double flopsPerToken() {
+        return task.flopsPerToken();
+    }
+
+    @Override
+    public double flopsPerSample() {
+        return task.flopsPerSample();
+    }
+
+    /** The peak of the task's cards on this node. */
+    @Override
+    public double peakFlops() {
+        return task.model() == null ? Double.NaN : peakFlops(task.model().precision());
+    }
+
     /** Application readings of the replica at {@code ts}. */
     void app(long ts, MetricValues values) {
         lastHeardAt = Math.max(lastHeardAt, ts);

@@ -2,6 +2,8 @@ package io.gpuwatch.gateway.state;
 
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
+import io.gpuwatch.protocol.SchedTask;
+import io.gpuwatch.rules.DerivedMetric;
 import io.gpuwatch.rules.SeriesSpec;
 import io.gpuwatch.rules.scope.BaselineStat;
 import io.gpuwatch.rules.scope.PeerGroup;
@@ -16,6 +18,7 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -37,6 +40,12 @@ public final class TaskState extends CardPool {
     private String business;
     private String owner;
     private String queue;
+    /** What the latest scheduler listing said the task requested, runs and how it ended (null: not said). */
+    private Integer requestedCards;
+    private Long requestedMemBytes;
+    private SchedTask.Model model;
+    private String outcome;
+    private boolean pending;
     /** The latest app frame's values by metric ordinal (NaN where absent), for the console. */
     private final double[] appLatest = nanArray(Metric.count());
     /** Peer groups by series, window and whether they group nodes, with the instant each was computed at. */
@@ -183,7 +192,6 @@ public final class TaskState extends CardPool {
         return id >= 0 && id < derived.length ? derived[id] : Double.NaN;
     }
 
-    /** A scheduler frame listed the task in {@code queue}. */
     /** What a checkpoint keeps of the task itself; its replicas are imaged apart. */
     ScopeImage image() {
         return new ScopeImage(ScopeImage.Kind.TASK, name, null, owner, business, queue, app.images());
@@ -201,9 +209,117 @@ public final class TaskState extends CardPool {
         return app.restore(image.windows());
     }
 
-    void scheduled(long ts, String queue, String owner, String business) {
+    /**
+     * A scheduler frame listed the task in {@code queue}. Returns the outcome the listing newly reports (null
+     * while the task runs, and for a listing that repeats the outcome the previous one gave), so each run that
+     * ends counts once however long the scheduler keeps listing it.
+     */
+    String scheduled(long ts, String queue, SchedTask listing) {
         this.queue = queue;
-        heard(ts, owner, business);
+        heard(ts, listing.owner(), listing.business());
+        requestedCards = listing.requestedCards();
+        requestedMemBytes = listing.requestedMemBytes();
+        if (listing.model() != null) {
+            model = listing.model();
+        }
+        pending = "pending".equalsIgnoreCase(listing.state());
+        String previous = outcome;
+        outcome = outcomeOf(listing);
+        return outcome != null && !outcome.equals(previous) ? outcome : null;
+    }
+
+    /** Scheduler states that end a task, and the outcome each means, for listings without {@code outcome}. */
+    private static final Map<String, String> ENDING_STATES = Map.ofEntries(
+            Map.entry("completed", "succeeded"), Map.entry("succeeded", "succeeded"),
+            Map.entry("failed", "failed"), Map.entry("timeout", "failed"), Map.entry("out_of_memory", "failed"),
+            Map.entry("node_fail", "failed"), Map.entry("boot_fail", "failed"), Map.entry("deadline", "failed"),
+            Map.entry("cancelled", "cancelled"), Map.entry("preempted", "preempted"));
+
+    /** The listing's outcome, else the one its state implies; null while the task has not ended. */
+    static String outcomeOf(SchedTask listing) {
+        if (listing.outcome() != null) {
+            return listing.outcome();
+        }
+        return listing.state() == null ? null : ENDING_STATES.get(listing.state().toLowerCase(Locale.ROOT));
+    }
+
+    /** The model the latest listing that named one declared; null when none did. */
+    public SchedTask.Model model() {
+        return model;
+    }
+
+    /**
+     * Cards the latest listing requested, while the task holds what it was given; null when it said nothing, and
+     * while it waits or once it has ended: a request the scheduler has not granted, or no longer holds, wastes
+     * nothing of the task's.
+     */
+    public Integer requestedCards() {
+        return pending || outcome != null ? null : requestedCards;
+    }
+
+    /** Device memory the latest listing requested, likewise. */
+    public Long requestedMemBytes() {
+        return pending || outcome != null ? null : requestedMemBytes;
+    }
+
+    @Override
+    public double flopsPerToken() {
+        return model == null ? Double.NaN : model.flopsPerToken();
+    }
+
+    @Override
+    public double flopsPerSample() {
+        return model == null || model.flopsPerSample() == null ? Double.NaN : model.flopsPerSample();
+    }
+
+    @Override
+    public double peakFlops() {
+        return model == null ? Double.NaN : peakFlops(model.precision());
+    }
+
+    /** Cards of the task computing now (gpuUtil at least the idle threshold). */
+    public int busyCards() {
+        int n = 0;
+        for (CardState card : members) {
+            if (DerivedMetric.computing(card.latest(Metric.GPU_UTIL))) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Device memory in use on the task's cards now; NaN while no card reports it. */
+    public double memUsedBytes() {
+        double sum = Double.NaN;
+        for (CardState card : members) {
+            double m = card.latest(Metric.MEM_USED_BYTES);
+            if (!Double.isNaN(m)) {
+                sum = (Double.isNaN(sum) ? 0 : sum) + m;
+            }
+        }
+        return sum;
+    }
+
+    @Override
+    public double requestedVsUsed() {
+        Integer r = requestedCards();
+        return r == null || r <= 0 ? Double.NaN : (double) busyCards() / r;
+    }
+
+    @Override
+    public double memRequestedVsUsed() {
+        Long r = requestedMemBytes();
+        return r == null || r <= 0 ? Double.NaN : memUsedBytes() / r;
+    }
+
+    @Override
+    public int tasksEnded(long windowMs) {
+        return fleet.outcomes().count("task/" + name, now, windowMs)[0];
+    }
+
+    @Override
+    public double taskSuccessRate(long windowMs) {
+        return TaskOutcomes.rate(fleet.outcomes().count("task/" + name, now, windowMs));
     }
 
     private void heard(long ts, String newOwner, String newBusiness) {

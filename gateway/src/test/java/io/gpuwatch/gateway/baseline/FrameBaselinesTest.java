@@ -47,7 +47,7 @@ class FrameBaselinesTest {
                     scope: queue
                     when: waitP50s > baseline(waitP50s).upper(3)
                   - name: ecr
-                    when: effectiveComputeRatio < baseline(effectiveComputeRatio).lower(3)
+                    when: smActiveOfBusy < baseline(smActiveOfBusy).lower(3)
                 """);
         assertTrue(load.ok(), load.diagnostics()::toString);
         return load.ruleSet();
@@ -76,7 +76,7 @@ class FrameBaselinesTest {
         assertEquals(300, book.get("ads", "ttftP99Ms", at).mean(), 1e-6);
         // 3.6 per card-hour = 0.001 per second, over 1000 tokens/s
         assertEquals(1e-6, book.get("ads", "costPerToken", at).mean(), 1e-12);
-        assertEquals(0.5, book.get("ads", "effectiveComputeRatio", at).mean(), 1e-6);
+        assertEquals(0.5, book.get("ads", "smActiveOfBusy", at).mean(), 1e-6);
         assertEquals(120, book.get(QueueState.baselineKey("inference"), "waitP50s", at).mean(), 1e-6);
         assertSame(Baseline.UNKNOWN, book.get("inference", "waitP50s", at), "a queue is not a business");
         assertSame(Baseline.UNKNOWN, book.get("ads", "waitP50s", at), "the business does not learn queue waits");

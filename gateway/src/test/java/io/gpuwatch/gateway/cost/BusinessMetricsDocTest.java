@@ -82,6 +82,11 @@ class BusinessMetricsDocTest {
                   - name: reads-cost
                     scope: task
                     when: costPerMTokens > 1000 || avg(idle, 1m) > 2
+                  - name: reads-compute
+                    scope: task
+                    when: >-
+                      avg(effectiveComputeRatio, 1h) > 100 || computeRatioMismatch > 1
+                      || hardwareComputeRatio > 2 || achievedFlops < 0
                   - name: reads-queue
                     scope: queue
                     when: allocationRate > 2 || usedCards > 100 || usedOfAllocated > 2
@@ -101,9 +106,13 @@ class BusinessMetricsDocTest {
     }
 
     private static Hello hello(String node, String pool, int cards) {
+        return hello(node, pool, cards, H100);
+    }
+
+    private static Hello hello(String node, String pool, int cards, String model) {
         List<CardInfo> infos = new ArrayList<>();
         for (int i = 0; i < cards; i++) {
-            infos.add(new CardInfo(node + "-GPU-" + i, i, H100, null, null, null, null, null));
+            infos.add(new CardInfo(node + "-GPU-" + i, i, model, null, null, null, null, null));
         }
         return new Hello(1, node, "b1", "test", null, null, pool == null ? Map.of() : Map.of("pool", pool), infos);
     }
@@ -175,5 +184,177 @@ class BusinessMetricsDocTest {
         documented(allocation, 1);
         documented(used, 0);
         documented(usedOfAllocated, 1);
+    }
+
+    private static CardReading card(String uuid, double util, String task, double tensorActive, double memGiB) {
+        MetricValues.Builder v = MetricValues.builder().set(Metric.GPU_UTIL, util)
+                .set(Metric.MEM_USED_BYTES, memGiB * GIB);
+        if (!Double.isNaN(tensorActive)) {
+            v.set(Metric.TENSOR_ACTIVE, tensorActive);
+        }
+        return new CardReading(uuid, v.build(), List.of(new ProcessInfo(7, null, task, "ana", "chat")));
+    }
+
+    private static final double GIB = 1024.0 * 1024 * 1024;
+
+    private static TaskState task(Replay replay, String name) {
+        return replay.fleet().tasks().stream().filter(t -> t.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    private static Sched listing(long ts, SchedTask... tasks) {
+        return new Sched(0, ts, "gpu", MetricValues.empty(), List.of(tasks));
+    }
+
+    private static SchedTask modelled(String task, int cards, double params, String workload, String precision,
+                                      Double flopsPerSample) {
+        return new SchedTask(task, "ana", "chat", List.of(), "running", cards, null, null,
+                new SchedTask.Model(params, workload, precision, flopsPerSample));
+    }
+
+    /** A task of {@code cards} cards of {@code model} at tensorActive {@code tensor}, one app frame of its output. */
+    private static TaskState computeTask(RuleSet rules, String model, int cards, SchedTask listing, double tensor,
+                                         MetricValues app) {
+        Replay replay = new Replay(rules, 1000, s -> { });
+        replay.feed("n1", hello("n1", null, cards, model), T0);
+        List<CardReading> readings = new ArrayList<>();
+        for (int i = 0; i < cards; i++) {
+            readings.add(card("n1-GPU-" + i, 95, listing.task(), tensor, 60));
+        }
+        replay.feed("n1", new Sample(1, T0, readings), T0);
+        replay.feed("slurmctl", listing(T0, listing), T0);
+        replay.feed("n1", new App(2, T0, listing.task(), "chat", "job", app), T0);
+        return task(replay, listing.task()).at(T0);
+    }
+
+    @Test
+    void effectiveComputeRatioOfTrainingInferenceAndSamples() throws IOException {
+        RuleSet rules = rules();
+        TaskState pretrain = computeTask(rules, H100, 8, modelled("pretrain-8b", 8, 8.03e9, "training", "bf16", null),
+                0.45, MetricValues.builder().set(Metric.TOKENS_PER_SEC, 65_000).build());
+        // windows keep single precision: 7 significant digits
+        assertEquals(3.1317e15, series(rules, "achievedFlops", pretrain), 1e9);
+        double training = series(rules, "effectiveComputeRatio", pretrain);
+        assertEquals(3.1317e15 / 7.9152e15, training, 1e-7);
+        documented(training, 3);
+        assertTrue(training >= 0.38 && training <= 0.55, "inside the published band, as the page says");
+        assertEquals(0.45, series(rules, "hardwareComputeRatio", pretrain), 1e-7);
+        assertEquals(0, series(rules, "computeRatioMismatch", pretrain));
+        documented(series(rules, "computeRatioMismatch", pretrain), 0);
+
+        TaskState misdeclared = computeTask(rules, H100, 8, modelled("pretrain-8b", 8, 8.03e8, "training", "bf16",
+                null), 0.45, MetricValues.builder().set(Metric.TOKENS_PER_SEC, 65_000).build());
+        assertEquals(1, series(rules, "computeRatioMismatch", misdeclared), "a digit lost in N is flagged");
+        documented(series(rules, "computeRatioMismatch", misdeclared), 0);
+
+        TaskState serve = computeTask(rules, H100, 4, modelled("chat-serve", 4, 70.6e9, "inference", "fp8", null),
+                Double.NaN, MetricValues.builder().set(Metric.TOKENS_PER_SEC, 2_500).build());
+        double inference = series(rules, "effectiveComputeRatio", serve);
+        assertEquals(3.53e14 / (4 * 1978.9e12), inference, 1e-7);
+        documented(inference, 3);
+
+        TaskState vision = computeTask(rules, A100, 4, modelled("vit", 4, 3e8, "training", "bf16", 1.2e13),
+                0.4, MetricValues.builder().set(Metric.SAMPLES_PER_SEC, 40).set(Metric.TOKENS_PER_SEC, 9e9).build());
+        double samples = series(rules, "effectiveComputeRatio", vision);
+        assertEquals(4.8e14 / 1.248e15, samples, 1e-7, "samples × FLOPs per sample, not the tokens");
+        documented(samples, 3);
+
+        TaskState fp8OnA100 = computeTask(rules, A100, 4, modelled("a100-fp8", 4, 7e9, "inference", "fp8", null),
+                0.4, MetricValues.builder().set(Metric.TOKENS_PER_SEC, 1000).build());
+        assertTrue(Double.isNaN(series(rules, "effectiveComputeRatio", fp8OnA100)), "the A100 has no fp8 peak");
+    }
+
+    @Test
+    void effectiveComputeOfATaskWhoseCardsChangeMidWindow() throws IOException {
+        RuleSet rules = rules();
+        Replay replay = new Replay(rules, 1000, s -> { });
+        replay.feed("n1", hello("n1", null, 4), T0);
+        SchedTask ft = modelled("ft-8b", 4, 8.03e9, "training", "bf16", null);
+        long seq = 1;
+        double first = Double.NaN;
+        double second = Double.NaN;
+        for (int minute = 0; minute < 60; minute++) {
+            long ts = T0 + minute * 60_000L;
+            int held = minute < 30 ? 2 : 4;
+            List<CardReading> readings = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                readings.add(i < held ? card("n1-GPU-" + i, 90, "ft-8b", 0.2, 40)
+                        : new CardReading("n1-GPU-" + i, MetricValues.builder().set(Metric.GPU_UTIL, 0).build(),
+                        List.of()));
+            }
+            replay.feed("n1", new Sample(seq++, ts, readings), ts);
+            replay.feed("slurmctl", listing(ts, ft), ts);
+            replay.feed("n1", new App(seq++, ts, "ft-8b", "chat", "job",
+                    MetricValues.builder().set(Metric.TOKENS_PER_SEC, 10_000).build()), ts);
+            TaskState t = task(replay, "ft-8b").at(ts);
+            assertEquals(held, t.cards().size());
+            assertEquals(held / 4.0, t.requestedVsUsed(), 1e-12, "busy cards over the 4 requested");
+            if (minute == 0) {
+                first = series(rules, "effectiveComputeRatio", t);
+            } else if (minute == 30) {
+                second = series(rules, "effectiveComputeRatio", t);
+            }
+        }
+        assertEquals(4.818e14 / (2 * 989.4e12), first, 1e-7);
+        assertEquals(first / 2, second, 1e-7, "twice the cards from the frame they join");
+        long end = T0 + 59 * 60_000L;
+        double hour = series(rules, "effectiveComputeRatio", task(replay, "ft-8b").at(end), 3_600_000L);
+        assertEquals((first + second) / 2, hour, 1e-7);
+        documented(hour, 3);
+    }
+
+    @Test
+    void requestedAgainstUsedPerTaskAndBusiness() throws IOException {
+        RuleSet rules = rules();
+        Replay replay = new Replay(rules, 1000, s -> { });
+        replay.feed("n1", hello("n1", null, 6), T0);
+        replay.feed("n1", new Sample(1, T0, List.of(card("n1-GPU-0", 80, "ft-7b", Double.NaN, 30),
+                card("n1-GPU-1", 3, "ft-7b", Double.NaN, 2), card("n1-GPU-2", 0, "ft-7b", Double.NaN, 1),
+                card("n1-GPU-3", 60, "ft-7b", Double.NaN, 27), card("n1-GPU-4", 70, "chat-serve", Double.NaN, 70),
+                card("n1-GPU-5", 75, "chat-serve", Double.NaN, 70))), T0);
+        replay.feed("slurmctl", listing(T0,
+                new SchedTask("ft-7b", "ana", "chat", List.of(), "running", 8, (long) (320 * GIB), null, null),
+                new SchedTask("chat-serve", "bo", "chat", List.of(), "running", 2, null, null, null)), T0);
+        TaskState ft = task(replay, "ft-7b").at(T0);
+        assertEquals(0.25, ft.requestedVsUsed(), 1e-12);
+        documented(ft.requestedVsUsed(), 2);
+        assertEquals(0.1875, ft.memRequestedVsUsed(), 1e-12);
+        documented(ft.memRequestedVsUsed(), 4);
+        io.gpuwatch.gateway.state.BusinessState chat = replay.fleet().businesses(T0).stream()
+                .filter(b -> b.name().equals("chat")).findFirst().orElseThrow();
+        assertEquals(0.4, chat.requestedVsUsed(), 1e-12);
+        documented(chat.requestedVsUsed(), 1);
+    }
+
+    @Test
+    void taskSuccessRateCountsEachRunOnce() throws IOException {
+        RuleSet rules = rules();
+        Replay replay = new Replay(rules, 1000, s -> { });
+        List<SchedTask> ended = new ArrayList<>();
+        String[] states = {"completed", "completed", "completed", "completed", "completed", "completed", "completed",
+                "failed", "timeout", "cancelled"};
+        for (int i = 0; i < states.length; i++) {
+            ended.add(new SchedTask("job-" + i, "ana", "research", List.of(), states[i], 1));
+        }
+        // Slurm keeps listing an ended job for a while: every listing after the first repeats its outcome
+        for (int k = 0; k < 3; k++) {
+            long ts = T0 + k * 30_000L;
+            replay.feed("slurmctl", listing(ts, ended.toArray(SchedTask[]::new)), ts);
+        }
+        long at = T0 + 60_000L;
+        io.gpuwatch.gateway.state.BusinessState research = replay.fleet().businesses(at).stream()
+                .filter(b -> b.name().equals("research")).findFirst().orElseThrow();
+        assertEquals(9, research.tasksEnded(24 * 3_600_000L));
+        double rate = research.taskSuccessRate(24 * 3_600_000L);
+        assertEquals(7 / 9.0, rate, 1e-12);
+        documented(rate, 3);
+        assertEquals(List.of(9, 7), java.util.Arrays.stream(replay.fleet().ownerOutcomes("ana", at, 3_600_000L))
+                .boxed().toList());
+        // requeued: it runs again, then fails; a second run of the same task counts
+        replay.feed("slurmctl", listing(at, new SchedTask("job-0", "ana", "research", List.of(), "running", 1)), at);
+        replay.feed("slurmctl", listing(at + 1000, new SchedTask("job-0", "ana", "research", List.of(), "running", 1,
+                null, "failed", null)), at + 1000);
+        TaskState job0 = task(replay, "job-0").at(at + 2000);
+        assertEquals(2, job0.tasksEnded(3_600_000L));
+        assertEquals(0.5, job0.taskSuccessRate(3_600_000L), 1e-12);
     }
 }

@@ -120,7 +120,7 @@ class DigestCoverageTest {
         Channel channel = new Channel();
         Digests d = new Digests(List.of(new DigestChannel("ops", new DigestSchedule.Every(Duration.ofHours(1),
                 ZoneOffset.UTC), channel)), () -> Instant.ofEpochMilli(now.get()), null, Pricing.NONE);
-        d.attach(vertx, new Digests.Sources(Ledger::new, fleet, RuleSet::empty, book));
+        d.attach(vertx, new Digests.Sources(Ledger::new, fleet, book));
 
         Instant nine = Instant.parse("2026-12-03T09:00:00Z");
         minute(book, nine, true);

@@ -8,7 +8,6 @@ import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.receiver.chat.ReportTarget;
 import io.gpuwatch.notify.render.Report;
-import io.gpuwatch.rules.RuleSet;
 import io.gpuwatch.rules.eval.AlertState;
 import io.gpuwatch.rules.eval.Transition;
 import io.vertx.core.Future;
@@ -109,7 +108,7 @@ class DigestsTest {
     private Digests digests(Channel channel, String publicUrl, Vertx vertx) {
         Digests d = new Digests(List.of(new DigestChannel("ops", new DigestSchedule.Every(Duration.ofHours(1),
                 ZoneOffset.UTC), channel)), clock, publicUrl, Pricing.NONE);
-        d.attach(vertx, new Digests.Sources(() -> ledger, new FleetState(), RuleSet::empty));
+        d.attach(vertx, new Digests.Sources(() -> ledger, new FleetState()));
         return d;
     }
 

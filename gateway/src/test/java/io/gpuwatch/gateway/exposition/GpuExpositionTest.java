@@ -81,7 +81,7 @@ class GpuExpositionTest {
         assertTrue(text.contains("\nDCGM_FI_PROF_SM_ACTIVE{" + card1 + "} 0.5\n"), text);
         assertTrue(text.contains("\nDCGM_FI_DEV_XID_ERRORS{" + card1 + "} 0\n"), "no XID yet reads 0, as DCGM's");
         // the derived series: card 0 works (ratio 0.5 / 0.8), card 1 runs nothing, so it is not idle either
-        assertTrue(text.contains("\ngpuwatch_card_effective_compute_ratio{" + card0 + "} 0.625\n"), text);
+        assertTrue(text.contains("\ngpuwatch_card_sm_active_of_busy{" + card0 + "} 0.625\n"), text);
         assertTrue(text.contains("\ngpuwatch_card_allocated{" + card0 + "} 1\n"), text);
         assertTrue(text.contains("\ngpuwatch_card_allocated{" + card1 + "} 0\n"), text);
         assertTrue(text.contains("\ngpuwatch_card_idle{" + card1 + "} 0\n"), text);

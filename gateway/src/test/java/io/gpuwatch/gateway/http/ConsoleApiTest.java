@@ -270,6 +270,8 @@ class ConsoleApiTest {
         assertEquals("team-llm", t.getString("owner"));
         assertEquals("GPU-a", t.getJsonArray("cards").getJsonObject(0).getString("uuid"));
         assertEquals(0.0, t.getDouble("idleRatio"));
+        assertNull(t.getValue("effectiveComputeRatio"), "no model declared: unknown, not 0");
+        assertNull(t.getValue("requestedVsUsed"), "no scheduler listing: unknown, not 0");
         assertEquals(401, await(call(HttpMethod.GET, "/api/v1/fleet").send()).statusCode());
         assertEquals(401, await(call(HttpMethod.GET, "/api/v1/fleet/gpu-1/GPU-a").send()).statusCode());
         assertEquals(401, await(call(HttpMethod.GET, "/api/v1/tasks").send()).statusCode());

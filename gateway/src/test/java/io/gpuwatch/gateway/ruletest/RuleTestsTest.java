@@ -176,6 +176,34 @@ class RuleTestsTest {
     }
 
     @Test
+    void scheduledTasksWithMistakesAreErrorsWithPositions() throws Exception {
+        RuleTestReport r = run("""
+                rule_files: [rules/hot.yml]
+                tests:
+                  - name: t
+                    nodes: [{name: n1, cards: [{uuid: GPU-1}]}]
+                    scheduled_tasks:
+                      - {queue: gpu, task: a, outcome: crashed, requested_mem: lots}
+                      - {queue: gpu, task: b, model: {workload: training}}
+                      - {queue: gpu, task: c, model: {params: 7e9, precision: bf32}}
+                      - {task: d}
+                    alert_rule_test:
+                      - eval_time: 1m
+                        alertname: hot
+                        exp_alerts: []
+                """);
+        assertEquals(List.of(
+                "hot.test.yml:6:64: error: `requested_mem` must be a size such as 320GiB",
+                "hot.test.yml:6:40: error: `outcome` must be one of cancelled, failed, preempted, succeeded, got "
+                        + "`crashed`",
+                "hot.test.yml:7:38: error: a model needs `params`, its parameter count, above 0",
+                "hot.test.yml:8:63: error: `precision` must be one of fp64, fp32, tf32, bf16, fp16, fp8, int8, fp4, "
+                        + "got `bf32`",
+                "hot.test.yml:9:9: error: a scheduled task needs `queue:` and `task:`"),
+                r.diagnostics().stream().map(d -> d.toString().substring(dir.toString().length() + 1)).toList());
+    }
+
+    @Test
     void aStaleCardCannotHaveAValueInAnotherSeriesAtTheSameStep() throws Exception {
         RuleTestReport r = run("""
                 rule_files: [rules/hot.yml]

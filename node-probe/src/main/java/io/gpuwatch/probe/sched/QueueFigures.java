@@ -57,8 +57,11 @@ public final class QueueFigures {
         int requested = 0;
         List<SchedTask> tasks = new ArrayList<>();
         for (QueueReading.Job j : r.jobs()) {
-            requested += j.requestedCards();
-            tasks.add(new SchedTask(j.task(), j.owner(), j.business(), j.cards(), j.state(), j.requestedCards()));
+            if (!j.ended()) {
+                requested += j.requestedCards();
+            }
+            tasks.add(new SchedTask(j.task(), j.owner(), j.business(), j.cards(), j.state(), j.requestedCards(),
+                    null, j.outcome(), j.model()));
         }
         v.set(Metric.REQUESTED_CARDS, requested);
         return new Sched(0, nowMs, r.queue(), v.build(), tasks);

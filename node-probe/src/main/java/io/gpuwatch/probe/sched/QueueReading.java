@@ -1,5 +1,7 @@
 package io.gpuwatch.probe.sched;
 
+import io.gpuwatch.protocol.SchedTask;
+
 import java.util.List;
 
 /**
@@ -24,11 +26,24 @@ public record QueueReading(String queue, List<Job> jobs, List<NodeCards> nodes, 
      * @param nodeCount    nodes it asks for (≥ 1)
      * @param submittedMs  when it entered the queue, epoch ms, or 0 when unknown
      * @param cards        uuids of the cards it holds, where the scheduler names them
+     * @param outcome      how it ended ({@link SchedTask#OUTCOMES}); null while it waits or runs
+     * @param model        the model it declares it runs, or null
      */
     public record Job(String task, String owner, String business, String state, boolean pending, int cardsPerNode,
-                      int nodeCount, long submittedMs, List<String> cards) {
+                      int nodeCount, long submittedMs, List<String> cards, String outcome, SchedTask.Model model) {
         public Job {
             cards = List.copyOf(cards);
+        }
+
+        /** A job that waits or runs, without a declared model. */
+        public Job(String task, String owner, String business, String state, boolean pending, int cardsPerNode,
+                   int nodeCount, long submittedMs, List<String> cards) {
+            this(task, owner, business, state, pending, cardsPerNode, nodeCount, submittedMs, cards, null, null);
+        }
+
+        /** It has ended: it holds and asks for nothing any more, and is listed only for how it ended. */
+        public boolean ended() {
+            return outcome != null;
         }
 
         /** Cards it asks for in all. */

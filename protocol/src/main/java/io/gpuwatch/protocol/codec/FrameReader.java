@@ -28,10 +28,12 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.function.Function;
 import java.util.Map;
+import java.util.TreeSet;
 
 import static com.fasterxml.jackson.core.JsonToken.END_ARRAY;
 import static com.fasterxml.jackson.core.JsonToken.START_ARRAY;
@@ -502,6 +504,9 @@ final class FrameReader {
         List<String> cards = List.of();
         String state = null;
         Integer requestedCards = null;
+        Long requestedMemBytes = null;
+        String outcome = null;
+        SchedTask.Model model = null;
         for (String name; (name = p.nextFieldName()) != null; ) {
             JsonToken v = p.nextToken();
             switch (name) {
@@ -511,10 +516,57 @@ final class FrameReader {
                 case "cards" -> cards = uuids(name, v);
                 case "state" -> state = string(name, v);
                 case "requestedCards" -> requestedCards = int32(name, v);
+                case "requestedMemBytes" -> requestedMemBytes = integer(name, v, 0);
+                case "outcome" -> outcome = oneOf(name, v, SchedTask.OUTCOMES);
+                case "model" -> model = model(v);
                 default -> skip(name, v);
             }
         }
-        return new SchedTask(required(task, "task"), owner, business, cards, state, requestedCards);
+        return new SchedTask(required(task, "task"), owner, business, cards, state, requestedCards,
+                requestedMemBytes, outcome, model);
+    }
+
+    /** A task's model: {@code params} is required, the rest has defaults. */
+    private SchedTask.Model model(JsonToken t) throws IOException, FrameError {
+        if (t == VALUE_NULL) {
+            return null;
+        }
+        requireObject(t);
+        Double params = null;
+        String workload = SchedTask.Model.DEFAULT_WORKLOAD;
+        String precision = SchedTask.Model.DEFAULT_PRECISION;
+        Double flopsPerSample = null;
+        for (String name; (name = p.nextFieldName()) != null; ) {
+            JsonToken v = p.nextToken();
+            String field = "model." + name;
+            switch (name) {
+                case "params" -> params = nonNegative(field, v);
+                case "workload" -> workload = orElse(oneOf(field, v, SchedTask.Model.WORKLOADS), workload);
+                case "precision" -> precision = orElse(oneOf(field, v, SchedTask.Model.PRECISIONS), precision);
+                case "flopsPerSample" -> flopsPerSample = nonNegative(field, v);
+                default -> skip(field, v);
+            }
+        }
+        if (params == null || params <= 0) {
+            throw FrameError.field("model.params", params == null ? " is required: the model's parameter count"
+                    : " must be positive, got 0");
+        }
+        return new SchedTask.Model(params, workload, precision, flopsPerSample);
+    }
+
+    private static String orElse(String s, String otherwise) {
+        return s != null ? s : otherwise;
+    }
+
+    /** A string that must be one of {@code allowed}; null for JSON null. */
+    private String oneOf(String name, JsonToken t, Collection<String> allowed) throws IOException,
+            FrameError {
+        String s = string(name, t);
+        if (s != null && !allowed.contains(s)) {
+            throw FrameError.field(name, " must be one of " + String.join(", ", new TreeSet<>(allowed))
+                    + ", got " + got(t));
+        }
+        return s;
     }
 
     private List<String> uuids(String name, JsonToken t) throws IOException, FrameError {

@@ -188,6 +188,21 @@ final class FrameWriter {
         if (t.requestedCards() != null) {
             g.writeNumberField("requestedCards", t.requestedCards());
         }
+        if (t.requestedMemBytes() != null) {
+            g.writeNumberField("requestedMemBytes", t.requestedMemBytes());
+        }
+        optional("outcome", t.outcome());
+        if (t.model() != null) {
+            SchedTask.Model m = t.model();
+            g.writeObjectFieldStart("model");
+            g.writeNumberField("params", m.params());
+            g.writeStringField("workload", m.workload());
+            g.writeStringField("precision", m.precision());
+            if (m.flopsPerSample() != null) {
+                g.writeNumberField("flopsPerSample", m.flopsPerSample());
+            }
+            g.writeEndObject();
+        }
         g.writeEndObject();
     }
 

@@ -78,6 +78,16 @@ class FrameCodecRejectionTest {
                         "field 'kvCacheUsage' must be between 0 and 1, got 81"),
                 bad("{'type':'sched','seq':4,'ts':5,'queue':'q','pending':-2}", "bad_frame", 4L, "pending",
                         "field 'pending' must not be negative, got -2"),
+                bad("{'type':'sched','seq':4,'ts':5,'queue':'q','tasks':[{'task':'t','outcome':'crashed'}]}",
+                        "bad_frame", 4L, "tasks[0].outcome", "field 'tasks[0].outcome' must be one of cancelled, "
+                                + "failed, preempted, succeeded, got \"crashed\""),
+                bad("{'type':'sched','seq':4,'ts':5,'queue':'q','tasks':[{'task':'t','model':{'params':7e9,"
+                        + "'precision':'bf32'}}]}", "bad_frame", 4L, "tasks[0].model.precision",
+                        "field 'tasks[0].model.precision' must be one of bf16, fp16, fp32, fp4, fp64, fp8, int8, "
+                                + "tf32, got \"bf32\""),
+                bad("{'type':'sched','seq':4,'ts':5,'queue':'q','tasks':[{'task':'t','model':{'workload':'training'}}]}",
+                        "bad_frame", 4L, "tasks[0].model.params",
+                        "field 'tasks[0].model.params' is required: the model's parameter count"),
                 bad("{'type':'ack','seq':-1}", "bad_frame", null, "seq", "field 'seq' must not be negative, got -1"),
                 bad("{'type':'event','seq':3,'ts':0,'kind':'oom'}", "bad_frame", 3L, "ts",
                         "field 'ts' must be positive, got 0"),

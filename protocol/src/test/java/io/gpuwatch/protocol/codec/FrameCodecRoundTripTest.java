@@ -55,7 +55,11 @@ class FrameCodecRoundTripTest {
                 new Sched(7, 1764700000000L, "pretrain-a", everyMetric(Metric.Source.SCHED), List.of(
                         new SchedTask("train-llama-8812", "team-llm", "chat-pretrain", List.of("GPU-3f1c", "GPU-77aa"),
                                 "running", 8),
-                        new SchedTask("eval-7", null, null, List.of(), null, null))),
+                        new SchedTask("eval-7", null, null, List.of(), null, null),
+                        new SchedTask("ft-8b", "team-llm", "chat", List.of("GPU-77aa"), "completed", 1,
+                                85899345920L, "succeeded", new SchedTask.Model(8.03e9, "training", "fp8", 4.8e13)),
+                        new SchedTask("svc-70b", null, null, List.of(), "running", 4, null, null,
+                                new SchedTask.Model(7.06e10, "inference", "bf16", null)))),
                 new Welcome(1, "c0ffee", 41, 1000),
                 new Welcome(1, "c0ffee", 0, 1000, "ws://127.0.0.2:9464/v1/probe"),
                 new Ack(43),

@@ -34,7 +34,8 @@ public final class DslCompiler {
     /** Window functions that read how samples follow each other, which the window then keeps in full. */
     private static final List<String> TRANSITION_FUNCTIONS = List.of("delta", "resets", "changes");
     private static final List<String> FUNCTIONS = concat(WINDOW_FUNCTIONS, List.of("quantile", "predict", "absent",
-            "fraction", "consecutive", "throttled", "events", "distinct", "baseline", "peers"));
+            "fraction", "consecutive", "throttled", "events", "distinct", "baseline", "peers", "taskSuccessRate",
+            "tasksEnded"));
     /** PromQL names people type out of habit, and ours. */
     private static final Map<String, String> PROMQL = Map.of("quantile_over_time", "quantile",
             "predict_linear", "predict", "absent_over_time", "absent", "avg_over_time", "avg",
@@ -43,7 +44,8 @@ public final class DslCompiler {
     private static final int MAX_CONSECUTIVE = 1_000_000;
     private static final List<String> LABELS = List.of("node", "task", "owner", "business");
     private static final List<String> CARD_LABELS = List.of("uuid", "name", "index");
-    private static final List<String> BUILTINS = List.of("allocated", "silentFor", "lostCards");
+    private static final List<String> BUILTINS = List.of("allocated", "silentFor", "lostCards", "requestedVsUsed",
+            "memRequestedVsUsed");
     private static final List<String> BASELINE_ACCESSORS = List.of("mean", "std", "upper", "lower", "zscore");
     private static final String BASELINE_NEEDS = "needs .mean, .std, .upper(k), .lower(k) or .zscore";
     private static final List<String> PEER_ACCESSORS = List.of("median", "spread", "count", "ratio");
@@ -247,6 +249,13 @@ public final class DslCompiler {
                 w.sampled = true;
                 return new Out(Type.NUMBER, "lostCards()", (Node.Num) EvalContext::lostCards, name, n.pos())
                         .ranged(Range.NON_NEGATIVE);
+            case "requestedVsUsed":
+            case "memRequestedVsUsed":
+                taskOrBusiness(name, n.pos(), "compares what a task's scheduler listing requested with what it uses");
+                w.sampled = true;
+                return new Out(Type.NUMBER, name + "()", name.equals("requestedVsUsed")
+                        ? (Node.Num) EvalContext::requestedVsUsed : (Node.Num) EvalContext::memRequestedVsUsed,
+                        name, n.pos()).ranged(Range.NON_NEGATIVE);
             case "card":
                 throw new DslException(n.pos(), "`card` needs a label: card.uuid, card.name or card.index");
             case "labels":
@@ -497,6 +506,9 @@ public final class DslCompiler {
                 return throttled(c, w);
             case "distinct":
                 return distinct(c, w);
+            case "taskSuccessRate":
+            case "tasksEnded":
+                return taskOutcomes(c, w);
             case "events":
                 throw new DslException(c.pos(), "`events(…)` can only be the first argument of count() or distinct()");
             case "baseline":
@@ -517,8 +529,36 @@ public final class DslCompiler {
                 ? " (functions: " + String.join(", ", FUNCTIONS) + ")" : hint));
     }
 
+    /** {@code taskSuccessRate(w)} and {@code tasksEnded(w)}: the outcomes scheduler listings reported. */
+    private Out taskOutcomes(Syntax.Call c, Walk w) throws DslException {
+        String f = c.name();
+        taskOrBusiness(f, c.pos(), "counts the tasks that ended, as their scheduler listings said");
+        arity(c, 1, "window");
+        // the outcomes are kept a day apart from the windows, so the window widens no series' history
+        long window = window(c.args().get(0));
+        w.sampled = true;
+        String canon = f + "(" + Unit.formatDuration(window) + ")";
+        if (f.equals("tasksEnded")) {
+            return new Out(Type.NUMBER, "tasksEnded(" + window + "L)", (Node.Num) ctx -> ctx.tasksEnded(window),
+                    canon, c.pos()).ranged(Range.NON_NEGATIVE);
+        }
+        return new Out(Type.NUMBER, "taskSuccessRate(" + window + "L)",
+                (Node.Num) ctx -> ctx.taskSuccessRate(window), canon, c.pos()).ranged(Range.of(Metric.Kind.GAUGE,
+                "ratio 0..1"));
+    }
+
+    private void taskOrBusiness(String name, int pos, String why) throws DslException {
+        if (scope != ScopeKind.TASK && scope != ScopeKind.BUSINESS) {
+            throw new DslException(pos, "`" + name + "` " + why + ", so it needs task or business scope, not "
+                    + scope.key());
+        }
+    }
+
     private static String usage(String function) {
         switch (function) {
+            case "taskSuccessRate":
+            case "tasksEnded":
+                return function + "(window), e.g. " + function + "(24h)";
             case "count":
                 return "count(metric, window) or count(events(kind[, code]), window)";
             case "fraction":
@@ -863,10 +903,34 @@ public final class DslCompiler {
                 int util = catalog.raw(Metric.GPU_UTIL, 0);
                 return v -> DerivedMetric.idle(v.series(util).last(), v.allocated());
             }
-            case EFFECTIVE_COMPUTE_RATIO: {
+            case SM_ACTIVE_OF_BUSY: {
                 int util = catalog.raw(Metric.GPU_UTIL, 0);
                 int sm = catalog.raw(Metric.SM_ACTIVE, 0);
-                return v -> DerivedMetric.effectiveComputeRatio(v.series(util).last(), v.series(sm).last());
+                return v -> DerivedMetric.smActiveOfBusy(v.series(util).last(), v.series(sm).last());
+            }
+            case ACHIEVED_FLOPS: {
+                int tokens = catalog.raw(Metric.TOKENS_PER_SEC, 0);
+                int samples = catalog.raw(Metric.SAMPLES_PER_SEC, 0);
+                return v -> achievedFlops(v, tokens, samples);
+            }
+            case EFFECTIVE_COMPUTE_RATIO: {
+                int tokens = catalog.raw(Metric.TOKENS_PER_SEC, 0);
+                int samples = catalog.raw(Metric.SAMPLES_PER_SEC, 0);
+                return v -> DerivedMetric.effectiveComputeRatio(achievedFlops(v, tokens, samples), v.peakFlops());
+            }
+            case HARDWARE_COMPUTE_RATIO: {
+                int tensor = catalog.raw(Metric.TENSOR_ACTIVE, 0);
+                int sm = catalog.raw(Metric.SM_ACTIVE, 0);
+                return v -> hardwareComputeRatio(v, tensor, sm);
+            }
+            case COMPUTE_RATIO_MISMATCH: {
+                int tokens = catalog.raw(Metric.TOKENS_PER_SEC, 0);
+                int samples = catalog.raw(Metric.SAMPLES_PER_SEC, 0);
+                int tensor = catalog.raw(Metric.TENSOR_ACTIVE, 0);
+                int sm = catalog.raw(Metric.SM_ACTIVE, 0);
+                return v -> DerivedMetric.computeRatioMismatch(
+                        DerivedMetric.effectiveComputeRatio(achievedFlops(v, tokens, samples), v.peakFlops()),
+                        hardwareComputeRatio(v, tensor, sm));
             }
             case COST_PER_TOKEN:
             case COST_PER_M_TOKENS: {
@@ -926,6 +990,29 @@ public final class DslCompiler {
     }
 
     private static final long HOUR_MS = 3_600_000L;
+
+    /** The model FLOP/s of a task's latest app frame. */
+    private static double achievedFlops(ScopeView task, int tokens, int samples) {
+        return DerivedMetric.achievedFlops(task.series(tokens).last(), task.series(samples).last(),
+                task.flopsPerToken(), task.flopsPerSample());
+    }
+
+    /** The mean over a task's cards of tensorActive, smActive where a card has no tensorActive; NaN without any. */
+    private static double hardwareComputeRatio(ScopeView task, int tensor, int sm) {
+        double sum = 0;
+        int n = 0;
+        for (ScopeView card : task.members()) {
+            double v = card.series(tensor).last();
+            if (Double.isNaN(v)) {
+                v = card.series(sm).last();
+            }
+            if (!Double.isNaN(v)) {
+                sum += v;
+                n++;
+            }
+        }
+        return n == 0 ? Double.NaN : sum / n;
+    }
 
     /** Computing cards among a queue's members; NaN while it has none the gateway knows. */
     private static double usedCards(ScopeView queue, int util) {

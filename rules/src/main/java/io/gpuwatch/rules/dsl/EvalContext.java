@@ -172,4 +172,20 @@ public final class EvalContext {
     public double silentFor() {
         return view.silentForMs();
     }
+
+    public double requestedVsUsed() {
+        return view.requestedVsUsed();
+    }
+
+    public double memRequestedVsUsed() {
+        return view.memRequestedVsUsed();
+    }
+
+    public double tasksEnded(long windowMs) {
+        return view.tasksEnded(windowMs);
+    }
+
+    public double taskSuccessRate(long windowMs) {
+        return view.taskSuccessRate(windowMs);
+    }
 }

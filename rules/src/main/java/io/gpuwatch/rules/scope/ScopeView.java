@@ -105,4 +105,51 @@ public interface ScopeView {
     default List<? extends ScopeView> members() {
         return List.of();
     }
+
+    /**
+     * Task and replica scope: the FLOPs one token costs the task's model (2·N served, 6·N trained), as the
+     * scheduler's listing of the task declares it; NaN without a declared model and for the other scopes.
+     */
+    default double flopsPerToken() {
+        return Double.NaN;
+    }
+
+    /** Task and replica scope: the FLOPs of one training sample where the task declares it; NaN otherwise. */
+    default double flopsPerSample() {
+        return Double.NaN;
+    }
+
+    /**
+     * Task and replica scope: the sum of the peak dense FLOP/s of the member cards at the task's precision now;
+     * NaN without cards, or while one of them is a model the gateway's peak table lacks.
+     */
+    default double peakFlops() {
+        return Double.NaN;
+    }
+
+    /**
+     * Task and business scope, for {@code requestedVsUsed}: cards computing now over the cards its scheduler
+     * listings requested; NaN while nothing requested any.
+     */
+    default double requestedVsUsed() {
+        return Double.NaN;
+    }
+
+    /** Task and business scope, for {@code memRequestedVsUsed}: device memory in use over memory requested. */
+    default double memRequestedVsUsed() {
+        return Double.NaN;
+    }
+
+    /**
+     * Task and business scope: how many of its tasks (a task: of its own runs) ended in the last {@code windowMs}
+     * as succeeded or failed, for {@code tasksEnded(w)}; cancelled and preempted ones are not counted.
+     */
+    default int tasksEnded(long windowMs) {
+        return 0;
+    }
+
+    /** Of {@link #tasksEnded(long)}, the share that succeeded; NaN while none ended. */
+    default double taskSuccessRate(long windowMs) {
+        return Double.NaN;
+    }
 }

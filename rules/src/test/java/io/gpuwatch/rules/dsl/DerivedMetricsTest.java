@@ -60,10 +60,10 @@ class DerivedMetricsTest {
     }
 
     @Test
-    void effectiveComputeRatioIsSmActivityPerBusyTimeAndUnknownWithoutGpmOrWork() {
-        RuleSet set = rules("card", "effectiveComputeRatio < 0.3");
+    void smActiveOfBusyIsSmActivityPerBusyTimeAndUnknownWithoutGpmOrWork() {
+        RuleSet set = rules("card", "smActiveOfBusy < 0.3");
         FakeScope card = FakeScope.card(set, "n1", "GPU-1").allocated(true);
-        int id = set.seriesId("effectiveComputeRatio");
+        int id = set.seriesId("smActiveOfBusy");
         card.sample(0, reading(100, 0.25));
         assertEquals(0.25, card.series(id).last(), 1e-9);
         assertTrue(rule(set).test(card));
@@ -117,8 +117,58 @@ class DerivedMetricsTest {
         assertTrue(load("queue", "avg(idle, 5m) > 0").diagnostics().toString().contains(
                 "`idle` is a card metric"));
         assertTrue(load("card", "idle(5m) > 0").diagnostics().toString().contains("`idle` is not a function"));
-        assertTrue(load("card", "avg(effectiveComputeRatoi, 5m) < 1").diagnostics().toString()
+        assertTrue(load("task", "avg(effectiveComputeRatoi, 5m) < 1").diagnostics().toString()
                 .contains("did you mean `effectiveComputeRatio`?"));
+        assertTrue(load("card", "effectiveComputeRatio < 0.3").diagnostics().toString().contains(
+                "`effectiveComputeRatio` is an application metric, read in task, replica or business scope, not card"));
+        assertTrue(load("card", "requestedVsUsed < 0.5").diagnostics().toString().contains(
+                "`requestedVsUsed` compares what a task's scheduler listing requested with what it uses, so it needs "
+                        + "task or business scope, not card"));
+        assertTrue(load("queue", "taskSuccessRate(1h) < 0.5").diagnostics().toString().contains(
+                "needs task or business scope, not queue"));
+        assertTrue(load("task", "taskSuccessRate(1h, 2h) < 0.5").diagnostics().toString().contains(
+                "`taskSuccessRate` takes 1 arguments (window), got 2"));
+    }
+
+    @Test
+    void effectiveComputeRatioIsModelFlopsOverThePeakOfTheCardsHeld() {
+        RuleSet set = rules("task", "effectiveComputeRatio < 0.3 || computeRatioMismatch == 1 || achievedFlops < 1"
+                + " || hardwareComputeRatio < 0.01");
+        FakeScope h100 = FakeScope.card(set, "n1", "GPU-a");
+        FakeScope other = FakeScope.card(set, "n1", "GPU-b");
+        h100.sample(0, Map.of(Metric.TENSOR_ACTIVE, 0.5, Metric.SM_ACTIVE, 0.9));
+        other.sample(0, Map.of(Metric.SM_ACTIVE, 0.3));
+        // a 7e9-parameter model served: 2 × 7e9 = 1.4e10 FLOPs per token; two cards of 989.4e12 FLOP/s each
+        FakeScope task = new FakeScope(set.series(), Map.of("task", "svc")).members(List.of(h100, other))
+                .compute(1.4e10, Double.NaN, 2 * 989.4e12);
+        task.sample(0, Map.of(Metric.TOKENS_PER_SEC, 50_000.0));
+        assertEquals(7e14, task.series(set.seriesId("achievedFlops")).last(), 1);
+        assertEquals(7e14 / 1.9788e15, task.series(set.seriesId("effectiveComputeRatio")).last(), 1e-12);
+        // tensorActive 0.5 on one card, smActive 0.3 on the one without: 0.4, within a factor 2 of 0.354
+        assertEquals(0.4, task.series(set.seriesId("hardwareComputeRatio")).last(), 1e-12);
+        assertEquals(0, task.series(set.seriesId("computeRatioMismatch")).last());
+        task.sample(1000, Map.of(Metric.TOKENS_PER_SEC, 5_000.0));
+        assertEquals(1, task.series(set.seriesId("computeRatioMismatch")).last(), "0.035 against 0.4: flagged");
+        task.compute(1.4e10, 1e12, 2 * 989.4e12).sample(2000, Map.of(Metric.TOKENS_PER_SEC, 5_000.0,
+                Metric.SAMPLES_PER_SEC, 100.0));
+        assertEquals(1e14, task.series(set.seriesId("achievedFlops")).last(), 1, "samples × FLOPs per sample first");
+        FakeScope unknown = new FakeScope(set.series(), Map.of("task", "t")).members(List.of(h100))
+                .compute(1.4e10, Double.NaN, Double.NaN);
+        unknown.sample(0, Map.of(Metric.TOKENS_PER_SEC, 50_000.0));
+        assertEquals(0, unknown.series(set.seriesId("effectiveComputeRatio")).count(10_000),
+                "a card the peak table lacks: no ratio, never 0");
+        assertEquals(Metric.Source.APP, set.series().get(set.seriesId("effectiveComputeRatio")).source());
+    }
+
+    @Test
+    void requestedVsUsedAndTaskOutcomesReadTheScopeAtEvaluation() {
+        RuleSet set = rules("business", "requestedVsUsed < 0.5 && tasksEnded(1h) >= 2 && taskSuccessRate(1h) < 0.6");
+        FakeScope b = new FakeScope(set.series(), Map.of("business", "chat")).requestedVsUsed(0.25)
+                .ended(0, true).at(2000);
+        assertFalse(rule(set).test(b), "one task ended: too few to judge");
+        b.ended(1000, false).ended(1500, false).at(2000);
+        assertTrue(rule(set).test(b), "1 of 3 succeeded");
+        assertFalse(rule(set).test(b.at(3_600_000 + 1200)), "two of them are older than the hour");
     }
 
     @Test

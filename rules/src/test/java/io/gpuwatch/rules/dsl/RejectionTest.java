@@ -81,7 +81,7 @@ class RejectionTest {
         "foo > 1 | 6:11 | unknown name `foo` (not a metric, label or builtin)",
         "foo(gpuUtil) > 1 | 6:11 | unknown function `foo` (functions: avg, min, max, sum, count, last, rate, "
             + "increase, slope, delta, resets, changes, quantile, predict, absent, fraction, consecutive, throttled, "
-            + "events, distinct, baseline, peers)",
+            + "events, distinct, baseline, peers, taskSuccessRate, tasksEnded)",
         "avg(gpuUtil) > 1 | 6:11 | `avg` takes 2 arguments (metric, window), got 1",
         "slope(memUsedBytes, 1m, 2m) > 1 | 6:11 | `slope` takes 2 arguments (metric, window), got 3",
         "avg(gpuUtil, 5) > 1 | 6:24 | the window must be a duration literal such as 30s, 5m or 1h",

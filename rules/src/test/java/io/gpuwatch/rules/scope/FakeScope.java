@@ -28,6 +28,11 @@ public final class FakeScope implements ScopeView {
     private boolean allocated;
     private long period = -1;
     private double cardHourPrice = Double.NaN;
+    private double flopsPerToken = Double.NaN;
+    private double flopsPerSample = Double.NaN;
+    private double peakFlops = Double.NaN;
+    private double requestedVsUsed = Double.NaN;
+    private final List<long[]> outcomes = new ArrayList<>();
     private List<? extends ScopeView> members = List.of();
     private List<ScopeView> peerGroup = List.of();
 
@@ -79,6 +84,67 @@ public final class FakeScope implements ScopeView {
     public FakeScope cardHourPrice(double price) {
         this.cardHourPrice = price;
         return this;
+    }
+
+    /** The task's declared model and the peak of its cards, as the gateway would give them. */
+    public FakeScope compute(double flopsPerToken, double flopsPerSample, double peakFlops) {
+        this.flopsPerToken = flopsPerToken;
+        this.flopsPerSample = flopsPerSample;
+        this.peakFlops = peakFlops;
+        return this;
+    }
+
+    public FakeScope requestedVsUsed(double ratio) {
+        this.requestedVsUsed = ratio;
+        return this;
+    }
+
+    /** A task of the scope ended at {@code ts}, succeeded or failed. */
+    public FakeScope ended(long ts, boolean succeeded) {
+        outcomes.add(new long[] {ts, succeeded ? 1 : 0});
+        return this;
+    }
+
+    @Override
+    public double flopsPerToken() {
+        return flopsPerToken;
+    }
+
+    @Override
+    public double flopsPerSample() {
+        return flopsPerSample;
+    }
+
+    @Override
+    public double peakFlops() {
+        return peakFlops;
+    }
+
+    @Override
+    public double requestedVsUsed() {
+        return requestedVsUsed;
+    }
+
+    @Override
+    public int tasksEnded(long windowMs) {
+        int n = 0;
+        for (long[] o : outcomes) {
+            n += now - o[0] < windowMs ? 1 : 0;
+        }
+        return n;
+    }
+
+    @Override
+    public double taskSuccessRate(long windowMs) {
+        int ended = 0;
+        int ok = 0;
+        for (long[] o : outcomes) {
+            if (now - o[0] < windowMs) {
+                ended++;
+                ok += (int) o[1];
+            }
+        }
+        return ended == 0 ? Double.NaN : (double) ok / ended;
     }
 
     /** The member cards a task or business scope reads. */

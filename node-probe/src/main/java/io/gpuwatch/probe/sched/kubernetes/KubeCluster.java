@@ -3,8 +3,10 @@ package io.gpuwatch.probe.sched.kubernetes;
 import io.gpuwatch.probe.attribution.Attribution;
 import io.gpuwatch.probe.attribution.PodLabelKeys;
 import io.gpuwatch.probe.sched.JsonInput;
+import io.gpuwatch.probe.sched.ModelDeclaration;
 import io.gpuwatch.probe.sched.QueueReading;
 import io.gpuwatch.probe.sched.SchedInputError;
+import io.gpuwatch.protocol.SchedTask;
 import io.vertx.core.json.JsonObject;
 
 import java.time.Instant;
@@ -35,13 +37,30 @@ public final class KubeCluster {
     private final Map<String, Pod> pods = new LinkedHashMap<>();
     private final Map<String, Node> nodes = new TreeMap<>();
     private final Map<String, Long> gonePods = new HashMap<>();
+    // namespace/name → a GPU pod the watch saw end, and when: reported with its outcome while remembered
+    private final Map<String, Ended> endedPods = new LinkedHashMap<>();
     // event uid → the count last seen: the API folds repeats of an event into one object with a growing count
     private final Map<String, Long> eventCounts = new HashMap<>();
     private long preemptions;
 
-    /** A GPU pod: its key is namespace/name. */
-    record Pod(String key, String node, String phase, int gpus, long createdMs, Attribution who) {
+    /**
+     * A GPU pod: its key is namespace/name; {@code reason} is the status reason (Evicted, …), {@code model} the
+     * model its annotations declare ({@link #MODEL_ANNOTATIONS}), null when none.
+     */
+    record Pod(String key, String node, String phase, int gpus, long createdMs, Attribution who, String reason,
+               SchedTask.Model model) {
     }
+
+    /** A pod that succeeded or failed, and when the watch said so. */
+    private record Ended(Pod pod, long atMs) {
+    }
+
+    /** Annotations a pod declares its model with: parameters, workload, precision, FLOPs per sample. */
+    static final List<String> MODEL_ANNOTATIONS = List.of("gpuwatch.io/model-params", "gpuwatch.io/workload",
+            "gpuwatch.io/precision", "gpuwatch.io/flops-per-sample");
+    /** Status reasons of a failed pod that mean it was pushed off its node, not that it failed. */
+    private static final Set<String> PUSHED_OFF = Set.of("Evicted", "Preempting", "Preempted", "Shutdown",
+            "Terminated", "NodeShutdown");
 
     record Node(String name, int allocatable, boolean schedulable, String reason) {
     }
@@ -90,6 +109,10 @@ public final class KubeCluster {
             if (pods.remove(key) != null) {
                 gonePods.put(key, nowMs);
             }
+            if (p != null && !type.equals("DELETED") && (p.phase().equals("Succeeded") || p.phase().equals("Failed"))
+                    && !endedPods.containsKey(key)) {
+                endedPods.put(key, new Ended(p, nowMs));
+            }
             return;
         }
         pods.put(key, p);
@@ -116,6 +139,7 @@ public final class KubeCluster {
     /** The pool now. */
     public QueueReading reading(long nowMs) {
         gonePods.values().removeIf(at -> nowMs - at > FORGET_PODS_MS);
+        endedPods.values().removeIf(e -> nowMs - e.atMs() > FORGET_PODS_MS);
         Map<String, Integer> allocated = new HashMap<>();
         List<QueueReading.Job> jobs = new ArrayList<>();
         for (Pod p : pods.values()) {
@@ -126,7 +150,15 @@ public final class KubeCluster {
             String state = pending ? "pending" : p.phase().equals("Running") ? "running"
                     : p.phase().toLowerCase(Locale.ROOT);
             jobs.add(new QueueReading.Job(p.who().task(), p.who().owner(), p.who().business(), state, pending,
-                    p.gpus(), 1, p.createdMs(), List.of()));
+                    p.gpus(), 1, p.createdMs(), List.of(), null, p.model()));
+        }
+        for (Ended e : endedPods.values()) {
+            Pod p = e.pod();
+            String outcome = p.phase().equals("Succeeded") ? "succeeded"
+                    : p.reason() != null && PUSHED_OFF.contains(p.reason()) ? "preempted" : "failed";
+            jobs.add(new QueueReading.Job(p.who().task(), p.who().owner(), p.who().business(),
+                    p.phase().toLowerCase(Locale.ROOT), false, p.gpus(), 1, p.createdMs(), List.of(), outcome,
+                    p.model()));
         }
         List<QueueReading.NodeCards> cards = new ArrayList<>();
         for (Node n : nodes.values()) {
@@ -166,9 +198,23 @@ public final class KubeCluster {
         String namespace = in.string(meta, metaAt, "namespace");
         Attribution who = PodLabelKeys.DEFAULT.read(labels)
                 .orElse(new Attribution(key, namespace, null));
+        String reason = status == null ? null : in.string(status, JsonInput.join(at, "status"), "reason");
         return new Pod(key, node == null || node.isEmpty() ? null : node, phase == null ? "Pending" : phase, gpus,
                 time(in.string(meta, metaAt, "creationTimestamp"), JsonInput.join(metaAt, "creationTimestamp"), in),
-                who);
+                who, reason, model(in.object(meta, metaAt, "annotations")));
+    }
+
+    /** The model a pod's annotations declare; null without one or with a value that is not valid. */
+    private static SchedTask.Model model(JsonObject annotations) {
+        if (annotations == null) {
+            return null;
+        }
+        String[] v = new String[MODEL_ANNOTATIONS.size()];
+        for (int i = 0; i < v.length; i++) {
+            Object o = annotations.getValue(MODEL_ANNOTATIONS.get(i));
+            v[i] = o instanceof String str ? str : null;
+        }
+        return ModelDeclaration.of(v[0], v[1], v[2], v[3]);
     }
 
     /** Whole cards a container asks for: its limit (extended resources are not overcommitted), else its request. */

@@ -1,12 +1,14 @@
 package io.gpuwatch.probe.sched.slurm;
 
 import io.gpuwatch.probe.sched.JsonInput;
+import io.gpuwatch.probe.sched.ModelDeclaration;
 import io.gpuwatch.probe.sched.QueueReading;
 import io.gpuwatch.probe.sched.SchedInputError;
 import io.vertx.core.json.JsonObject;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -23,6 +25,13 @@ public final class SlurmReader {
     /** Node state flags under which Slurm starts nothing new on the node. */
     private static final Set<String> UNSCHEDULABLE = Set.of("DOWN", "DRAIN", "FAIL", "FUTURE", "MAINTENANCE",
             "POWERED_DOWN", "POWERING_DOWN", "NOT_RESPONDING", "INVALID_REG", "REBOOT_ISSUED");
+    /**
+     * Job states that end a job, and the outcome each reports: a job that ran out of time, memory or a node
+     * failed; one someone cancelled was stopped on purpose. PREEMPTED and REQUEUED are counted as preemptions.
+     */
+    private static final Map<String, String> ENDED = Map.of("COMPLETED", "succeeded", "FAILED", "failed",
+            "TIMEOUT", "failed", "OUT_OF_MEMORY", "failed", "NODE_FAIL", "failed", "BOOT_FAIL", "failed",
+            "DEADLINE", "failed", "CANCELLED", "cancelled");
     /** sacct states that mean the job lost its cards to another and went back to the queue or ended. */
     private static final Set<String> PREEMPTED = Set.of("PREEMPTED", "REQUEUED");
     /** How long a counted preemption is remembered: longer than any sacct look-back the producer uses. */
@@ -34,10 +43,13 @@ public final class SlurmReader {
 
     /** One reading of every partition that has GPU nodes or GPU jobs, in name order. */
     public List<QueueReading> read(SlurmOutput out, long nowMs) throws SchedInputError {
-        Map<String, List<QueueReading.Job>> jobs = jobs(out.squeue());
+        Set<String> listed = new HashSet<>();
+        Map<String, List<QueueReading.Job>> jobs = jobs(out.squeue(), listed);
         Map<String, List<QueueReading.NodeCards>> nodes = nodes(out.nodes());
         if (out.sacct() != null) {
             preemptions(out.sacct(), nowMs);
+            ended(out.sacct(), listed).forEach((p, ended) -> jobs.computeIfAbsent(p, k -> new ArrayList<>())
+                    .addAll(ended));
         }
         TreeMap<String, Boolean> partitions = new TreeMap<>();
         jobs.keySet().forEach(p -> partitions.put(p, true));
@@ -51,7 +63,9 @@ public final class SlurmReader {
         return readings;
     }
 
-    private Map<String, List<QueueReading.Job>> jobs(SlurmOutput.Part part) throws SchedInputError {
+    /** The jobs of each partition; {@code listed} gets the task name of each. */
+    private Map<String, List<QueueReading.Job>> jobs(SlurmOutput.Part part, Set<String> listed)
+            throws SchedInputError {
         JsonInput in = new JsonInput(part.source());
         JsonObject doc = in.document(part.json());
         errors(in, doc);
@@ -63,8 +77,9 @@ public final class SlurmReader {
             List<String> states = states(in, j, at, "job_state");
             boolean pending = states.contains("PENDING");
             String state = states.isEmpty() ? "unknown" : states.get(0).toLowerCase(Locale.ROOT);
-            if (!pending && !states.contains("RUNNING") && !states.contains("SUSPENDED")) {
-                continue; // finished or finishing: holds nothing the queue is waiting for
+            String outcome = outcome(states);
+            if (!pending && !states.contains("RUNNING") && !states.contains("SUSPENDED") && outcome == null) {
+                continue; // finishing: holds nothing the queue is waiting for, and has no outcome yet
             }
             int nodeCount = Math.max(1, (int) orZero(number(in, j, at, "node_count")));
             int perNode = Gres.tresGpus(in.string(j, at, "tres_per_node"));
@@ -83,11 +98,82 @@ public final class SlurmReader {
             // a job pending in several partitions ("a,b") waits in the first it names
             int comma = partition.indexOf(',');
             String queue = comma < 0 ? partition : partition.substring(0, comma);
+            listed.add("slurm-" + id);
             byPartition.computeIfAbsent(queue, k -> new ArrayList<>()).add(new QueueReading.Job("slurm-" + id,
                     in.string(j, at, "user_name"), in.string(j, at, "account"), state, pending, perNode, nodeCount,
-                    submitted, List.of()));
+                    submitted, List.of(), outcome, ModelDeclaration.ofComment(comment(in, j, at))));
         }
         return byPartition;
+    }
+
+    /** A job's comment: a string in squeue's answer, {@code {"job": …}} in sacct's; null when none. */
+    private static String comment(JsonInput in, JsonObject j, String at) throws SchedInputError {
+        Object v = j.getValue("comment");
+        if (v instanceof JsonObject c) {
+            return in.string(c, JsonInput.join(at, "comment"), "job");
+        }
+        return in.string(j, at, "comment");
+    }
+
+    /** The outcome of a job in one of these states, or null while it has not ended. */
+    private static String outcome(List<String> states) {
+        for (String s : states) {
+            String o = ENDED.get(s);
+            if (o != null) {
+                return o;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * GPU jobs of the last sacct window that ended and squeue no longer lists, by partition, so their outcome
+     * reaches the gateway after Slurm forgets them; the latest record of a job id (sacct repeats a requeued one).
+     */
+    private Map<String, List<QueueReading.Job>> ended(SlurmOutput.Part part, Set<String> listed)
+            throws SchedInputError {
+        JsonInput in = new JsonInput(part.source());
+        JsonObject doc = in.document(part.json());
+        Map<String, QueueReading.Job> byTask = new LinkedHashMap<>();
+        Map<String, String> partitionOf = new HashMap<>();
+        for (JsonInput.Item item : in.items(doc, "", "jobs")) {
+            JsonObject j = item.value();
+            String at = item.path();
+            JsonObject state = in.object(j, at, "state");
+            List<String> current = state == null ? List.of()
+                    : states(in, state, JsonInput.join(at, "state"), "current");
+            String outcome = outcome(current);
+            String partition = in.string(j, at, "partition");
+            String task = "slurm-" + (long) required(in, j, at, "job_id");
+            int gpus = allocatedGpus(in, j, at);
+            if (outcome == null || partition == null || gpus == 0 || listed.contains(task)) {
+                continue;
+            }
+            int comma = partition.indexOf(',');
+            partitionOf.put(task, comma < 0 ? partition : partition.substring(0, comma));
+            byTask.put(task, new QueueReading.Job(task, in.string(j, at, "user"), in.string(j, at, "account"),
+                    current.get(0).toLowerCase(Locale.ROOT), false, gpus, 1, 0, List.of(), outcome, null));
+        }
+        Map<String, List<QueueReading.Job>> out = new LinkedHashMap<>();
+        byTask.forEach((task, job) -> out.computeIfAbsent(partitionOf.get(task), k -> new ArrayList<>()).add(job));
+        return out;
+    }
+
+    /** The GPUs sacct says a job was allocated ({@code tres.allocated}, type gres, name gpu); 0 for none. */
+    private static int allocatedGpus(JsonInput in, JsonObject j, String at) throws SchedInputError {
+        JsonObject tres = in.object(j, at, "tres");
+        if (tres == null) {
+            return 0;
+        }
+        String tresAt = JsonInput.join(at, "tres");
+        int gpus = 0;
+        for (JsonInput.Item t : in.items(tres, tresAt, "allocated")) {
+            if ("gres".equals(in.string(t.value(), t.path(), "type"))
+                    && "gpu".equals(in.string(t.value(), t.path(), "name"))) {
+                gpus += (int) orZero(number(in, t.value(), t.path(), "count"));
+            }
+        }
+        return gpus;
     }
 
     private Map<String, List<QueueReading.NodeCards>> nodes(SlurmOutput.Part part) throws SchedInputError {

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -58,7 +59,17 @@ class SlurmReaderTest {
 
         SchedTask pretrain = gpu.tasks().stream().filter(t -> t.task().equals("slurm-1004")).findFirst().orElseThrow();
         assertEquals(new SchedTask("slurm-1004", "alice", "chat-pretrain", List.of(), "pending", 8), pretrain);
-        assertEquals(6, gpu.tasks().size());
+        // and the jobs that ended: 1008 that squeue still lists, 992 that only sacct remembers
+        assertEquals(8, gpu.tasks().size());
+        SchedTask completed = gpu.tasks().stream().filter(t -> t.task().equals("slurm-1008")).findFirst()
+                .orElseThrow();
+        assertEquals("succeeded", completed.outcome());
+        assertEquals("completed", completed.state());
+        SchedTask fromSacct = gpu.tasks().stream().filter(t -> t.task().equals("slurm-992")).findFirst()
+                .orElseThrow();
+        assertEquals(new SchedTask("slurm-992", "carol", "search-ranking", List.of(), "completed", 2, null,
+                "succeeded", null), fromSacct);
+        assertNull(pretrain.outcome(), "a pending job has not ended");
 
         Sched debug = QueueFigures.frame(readings.get(0), NOW);
         assertEquals(0, debug.values().get(Metric.PENDING));
@@ -138,5 +149,24 @@ class SlurmReaderTest {
         assertEquals(3, Gres.tresGpus("gres/gpu:a100:2,gres/gpu:l4:1"));
         assertEquals(1, Gres.tresGpus("gres/gpu"));
         assertEquals(0, Gres.tresGpus("cpu=4,gres/gpumem=40G"));
+    }
+
+    @Test
+    void aJobThatFailedOrWasCancelledSaysSoAndItsCommentDeclaresItsModel() throws SchedInputError {
+        String squeue = Fixtures.read("slurm/squeue.json").replace("\"job_id\": 1004,", "\"job_id\": 1004, "
+                + "\"comment\": \"nightly run; gpuwatch-model: params=8.03e9 workload=training precision=fp8\",");
+        String sacct = Fixtures.read("slurm/sacct.json").replace("\"COMPLETED\"", "\"OUT_OF_MEMORY\"");
+        SlurmOutput out = new SlurmOutput(new SlurmOutput.Part("squeue", squeue), new SlurmOutput.Part("sacct", sacct),
+                part("scontrol-nodes.json"));
+        Sched gpu = QueueFigures.frame(new SlurmReader().read(out, NOW).get(1), NOW);
+        SchedTask pretrain = gpu.tasks().stream().filter(t -> t.task().equals("slurm-1004")).findFirst().orElseThrow();
+        assertEquals(new SchedTask.Model(8.03e9, "training", "fp8", null), pretrain.model());
+        assertEquals("failed", gpu.tasks().stream().filter(t -> t.task().equals("slurm-992")).findFirst()
+                .orElseThrow().outcome(), "out of memory is a failure");
+        String typo = squeue.replace("precision=fp8", "precision=fp9");
+        Sched unknown = QueueFigures.frame(new SlurmReader().read(new SlurmOutput(new SlurmOutput.Part("squeue", typo),
+                null, part("scontrol-nodes.json")), NOW).get(1), NOW);
+        assertNull(unknown.tasks().stream().filter(t -> t.task().equals("slurm-1004")).findFirst().orElseThrow()
+                .model(), "a declaration with a bad value is none, not a guess");
     }
 }
