@@ -323,12 +323,18 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
      * Takes back the nodes, cards and pending and firing alerts of a checkpoint, before any probe connects: a
      * node silent since before the restart pages {@code node-silent} when a clean run would, a pending alert
      * fires at its original deadline. The ledger is written at every transition and the checkpoint up to
-     * seconds later, so a firing alert the ledger no longer holds live is not taken back as firing: one the ledger
-     * resolved since comes back resolved at that time, which the probes' replay of what came before cannot undo
-     * and which does not fire again until its node has said hello or the grace is over (its condition ended after
-     * the checkpoint, on data the windows lack until then); one whose page was never stored fires again if its
-     * condition still holds.
+     * seconds later, so a firing alert the ledger no longer holds live is not taken back as firing. Every alert
+     * the ledger resolved within {@link #RESOLVED_KEPT_MS} comes back resolved at that time, which the probes'
+     * replay of what came before cannot undo, and does not fire again until its node has said hello or the grace
+     * is over (its condition ended on data the windows may lack until then); one whose page was never stored
+     * fires again if its condition still holds.
      */
+    /**
+     * How far back a resolve of the ledger is taken back into the engine at a restart: beyond the oldest frame the
+     * probes replay (the windows' checkpoint, 1–2 minutes apart at 50,000 cards) plus a long restart.
+     */
+    private static final long RESOLVED_KEPT_MS = 10 * 60_000;
+
     private void restoreEvaluation(Evaluation held, List<Alert> live, List<Alert> history) {
         if (held.nodes().isEmpty() && held.alerts().isEmpty() && held.scopes().isEmpty()) {
             return;
@@ -348,22 +354,35 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         for (Alert a : live) {
             firing.add(a.rule() + "\n" + evaluator.instanceKey(a.rule(), a.labels()));
         }
-        Map<String, Long> resolved = new HashMap<>();
-        for (Alert a : history) {
-            resolved.merge(a.rule() + "\n" + evaluator.instanceKey(a.rule(), a.labels()), a.resolvedAt(), Math::max);
-        }
         int alerts = 0;
+        Set<String> taken = new HashSet<>();
         for (AlertImage a : held.alerts()) {
             String key = a.rule() + "\n" + a.instance();
+            // a firing alert the ledger no longer holds live ended, or its page was never stored
             if (a.state() == AlertState.FIRING && !firing.contains(key)) {
-                Long at = resolved.get(key);
-                if (at != null && at >= a.activeSince()) {
-                    evaluator.engine().restoreResolved(a, at, now + Checkpoint.GRACE_MS);
-                }
                 continue;
             }
             if (evaluator.engine().restore(a, now + Checkpoint.GRACE_MS)) {
                 alerts++;
+                taken.add(key);
+            }
+        }
+        // an episode the ledger resolved lately, perhaps after the checkpoint the probes replay from: what they
+        // re-send from before its resolve must not fire it again
+        Map<String, Alert> resolved = new HashMap<>();
+        for (Alert a : history) {
+            String instance = evaluator.instanceKey(a.rule(), a.labels());
+            if (instance != null && a.resolvedAt() >= now - RESOLVED_KEPT_MS) {
+                resolved.merge(a.rule() + "\n" + instance, a, (x, y) -> x.resolvedAt() >= y.resolvedAt() ? x : y);
+            }
+        }
+        for (Map.Entry<String, Alert> e : resolved.entrySet()) {
+            Alert a = e.getValue();
+            if (!taken.contains(e.getKey()) && !firing.contains(e.getKey())) {
+                String instance = e.getKey().substring(e.getKey().indexOf('\n') + 1);
+                evaluator.engine().restoreResolved(new AlertImage(a.rule(), instance, AlertState.FIRING,
+                        a.activeSince(), -1, a.labels(), a.annotations().get("summary"),
+                        a.annotations().get("description")), a.resolvedAt(), now + Checkpoint.GRACE_MS);
             }
         }
         LOG.info("took back the evaluation of " + held.nodes().size() + " nodes, " + cards + " cards, "
