@@ -16,10 +16,7 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -40,8 +37,8 @@ final class ChatActions {
 
     private final ApiHost gateway;
     private final AlertActions alerts;
-    /** Signatures seen within the window, oldest first, so a replay inside it is refused; owned by the event loop. */
-    private final Map<String, Instant> seen = new LinkedHashMap<>();
+    /** Signatures taken within the window: a replay inside it is refused. */
+    private final ReplayGuard seen = new ReplayGuard(WINDOW);
 
     ChatActions(ApiHost gateway, AlertActions alerts) {
         this.gateway = gateway;
@@ -72,8 +69,7 @@ final class ChatActions {
                     + "signature of the request under the receiver's webhookSecret (the Slack app's signing secret)"));
             return;
         }
-        forgetBefore(now.minus(WINDOW));
-        if (seen.putIfAbsent(signature.strip(), now) != null) {
+        if (!seen.firstTime(signature.strip(), now)) {
             Replies.json(ctx, 409, new JsonObject().put("error", "this request was already taken; a replay is "
                     + "refused"));
             return;
@@ -135,16 +131,6 @@ final class ChatActions {
         byte[] expected = ("v0=" + HexFormat.of().formatHex(PagerWebhooks.hmac(secret, signed)))
                 .getBytes(StandardCharsets.US_ASCII);
         return MessageDigest.isEqual(expected, header.strip().getBytes(StandardCharsets.US_ASCII));
-    }
-
-    private void forgetBefore(Instant cutoff) {
-        for (Iterator<Instant> it = seen.values().iterator(); it.hasNext(); ) {
-            if (it.next().isBefore(cutoff)) {
-                it.remove();
-            } else {
-                break;
-            }
-        }
     }
 
     /** The {@code payload} form field as JSON, or null after answering 400. */

@@ -23,11 +23,8 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.HexFormat;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -50,8 +47,8 @@ final class FeishuCallbacks {
 
     private final ApiHost gateway;
     private final AlertActions alerts;
-    /** Nonces seen within the window, oldest first, so a replay inside it is refused; owned by the event loop. */
-    private final Map<String, Instant> seen = new LinkedHashMap<>();
+    /** Nonces taken within the window: a replay inside it is refused. */
+    private final ReplayGuard seen = new ReplayGuard(WINDOW);
 
     FeishuCallbacks(ApiHost gateway, AlertActions alerts) {
         this.gateway = gateway;
@@ -89,8 +86,7 @@ final class FeishuCallbacks {
                     + "SHA-256 of timestamp, nonce, the receiver's callbackKey (the app's Encrypt Key) and the body"));
             return;
         }
-        forgetBefore(now.minus(WINDOW));
-        if (seen.putIfAbsent(nonce, now) != null) {
+        if (!seen.firstTime(nonce, now)) {
             Replies.json(ctx, 409, new JsonObject().put("error", "this request was already taken; a replay is "
                     + "refused"));
             return;
@@ -251,16 +247,6 @@ final class FeishuCallbacks {
             return MessageDigest.getInstance("SHA-256").digest(data);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("this JVM cannot compute SHA-256", e);
-        }
-    }
-
-    private void forgetBefore(Instant cutoff) {
-        for (Iterator<Instant> it = seen.values().iterator(); it.hasNext(); ) {
-            if (it.next().isBefore(cutoff)) {
-                it.remove();
-            } else {
-                break;
-            }
         }
     }
 }
