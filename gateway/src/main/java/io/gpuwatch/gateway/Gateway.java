@@ -131,6 +131,8 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private OutboxSender outbox;
     private Digests digests;
     private Cluster cluster;
+    /** Nodes being taken over without their probe, so a second membership change does not start it again. */
+    private final Set<String> adopting = new HashSet<>();
     private volatile boolean ready;
     /** Set once stopping has begun: probe frames are no longer taken. */
     private boolean draining;
@@ -435,7 +437,10 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     /** Redirects probes of nodes owned elsewhere and claims each send; an ownership change lets those go. */
     private Future<Void> joinCluster() {
         probes.clustered(cluster::redirectFor, this::adopt);
-        return cluster.start(() -> probes.release(cluster::owns))
+        return cluster.start(() -> {
+            probes.release(cluster::owns);
+            adoptOrphans();
+        })
                 .onSuccess(v -> dispatcher.deliverThrough(cluster.claimed(Delivery.DIRECT)));
     }
 
@@ -528,6 +533,21 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 LOG.warning("could not share the evaluation with the cluster: " + r.cause().getMessage());
             }
         });
+    }
+
+    /**
+     * Takes over the nodes the cluster now assigns here that no probe has brought: a node whose probe is not
+     * connected (silent when its owner died, or moved here when members changed) has no one to say hello, and
+     * only the shared evaluation still knows it, so {@code node-silent} would page nowhere.
+     */
+    private void adoptOrphans() {
+        cluster.sharedNodes().onSuccess(nodes -> context.runOnContext(v -> {
+            for (String node : nodes) {
+                if (cluster.owns(node) && fleet.node(node) == null && adopting.add(node)) {
+                    adopt(node).onComplete(r -> adopting.remove(node));
+                }
+            }
+        })).onFailure(e -> LOG.warning("could not list the nodes the cluster shares: " + e.getMessage()));
     }
 
     /**

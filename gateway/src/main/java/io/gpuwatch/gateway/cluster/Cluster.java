@@ -353,6 +353,11 @@ public final class Cluster {
         return evaluation.put(node, text);
     }
 
+    /** The nodes whose evaluation some gateway has shared. */
+    public Future<Set<String>> sharedNodes() {
+        return evaluation.keys();
+    }
+
     /** The evaluation of {@code node} its former owner last shared; null when none did. */
     public Future<String> evaluationOf(String node) {
         return evaluation.get(node);

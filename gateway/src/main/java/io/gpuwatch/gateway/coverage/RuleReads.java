@@ -50,7 +50,10 @@ final class RuleReads {
     static Set<Metric> sources(DerivedMetric d) {
         return switch (d) {
             case IDLE -> Set.of(Metric.GPU_UTIL);
-            case EFFECTIVE_COMPUTE_RATIO -> Set.of(Metric.GPU_UTIL, Metric.SM_ACTIVE);
+            case SM_ACTIVE_OF_BUSY -> Set.of(Metric.GPU_UTIL, Metric.SM_ACTIVE);
+            case ACHIEVED_FLOPS, EFFECTIVE_COMPUTE_RATIO -> Set.of(Metric.TOKENS_PER_SEC);
+            case HARDWARE_COMPUTE_RATIO -> Set.of(Metric.TENSOR_ACTIVE);
+            case COMPUTE_RATIO_MISMATCH -> Set.of(Metric.TOKENS_PER_SEC, Metric.TENSOR_ACTIVE);
             case COST_PER_TOKEN, COST_PER_M_TOKENS -> Set.of(Metric.TOKENS_PER_SEC);
             case ALLOCATION_RATE -> Set.of(Metric.CARDS_ALLOCATED, Metric.CARDS_TOTAL);
             case PREEMPTIONS_PER_HOUR -> Set.of(Metric.PREEMPTIONS);

@@ -73,6 +73,9 @@ class EvaluationFailoverTest {
                     for: 60s
                   - name: hot
                     when: tempC > 85
+                  - name: node-silent
+                    scope: node
+                    when: silentFor > 30s
                 """);
         assertTrue(load.ok(), load.diagnostics().toString());
         return load.ruleSet();
@@ -129,19 +132,8 @@ class EvaluationFailoverTest {
         int p2 = freePort();
         Gateway one = gateway(p1, List.of(p1));
         Gateway two = gateway(p2, List.of(p1, p2));
-        Cluster c1 = one.cluster().orElseThrow();
         Cluster c2 = two.cluster().orElseThrow();
-        String node = null;
-        for (long deadline = System.currentTimeMillis() + 30_000; node == null; Thread.sleep(100)) {
-            assertTrue(System.currentTimeMillis() < deadline, "the two gateways never agreed on owners");
-            for (int i = 0; i < 64 && node == null; i++) {
-                String name = "node-" + i;
-                boolean agreed = await(one.onEventLoop(() -> c1.owns(name)))
-                        && !await(two.onEventLoop(() -> c2.owns(name)));
-                node = agreed ? name : null;
-            }
-        }
-        String owned = node;
+        String owned = ownedByTheFirst(one, two);
         WebSocketClient client = vertx.createWebSocketClient();
         WebSocket ws = await(client.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(one.port())
                 .setURI("/v1/probe").addHeader("Authorization", "Bearer " + TOKEN))
@@ -173,5 +165,55 @@ class EvaluationFailoverTest {
                 .collect(Collectors.toMap(Alert::rule, Alert::firedAt))));
         assertEquals(T0 + 61_000, fired.get("held-hot"), "pending since +1 s on the dead gateway, firing at +61 s");
         assertEquals(T0 + 1_000, fired.get("hot"), "taken over firing, it keeps the time it fired on the dead one");
+    }
+
+    @Test
+    void aNodeSilentWhenItsOwnerDiesPagesOnTheSurvivorThoughNoProbeComesBack(Vertx vertx) throws Exception {
+        int p1 = freePort();
+        int p2 = freePort();
+        Gateway one = gateway(p1, List.of(p1));
+        Gateway two = gateway(p2, List.of(p1, p2));
+        String owned = ownedByTheFirst(one, two);
+        WebSocketClient client = vertx.createWebSocketClient();
+        WebSocket ws = await(client.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(one.port())
+                .setURI("/v1/probe").addHeader("Authorization", "Bearer " + TOKEN))
+                .onSuccess(s -> s.textMessageHandler(t -> fromGateway.add(new JsonObject(t)))));
+        await(ws.writeTextMessage(hello(owned)));
+        assertEquals("welcome", fromGateway.poll(10, TimeUnit.SECONDS).getString("type"));
+        for (int s = 1; s <= 5; s++) {
+            hotSecond(one, owned, s);
+        }
+        // the node drops off the network, then its gateway dies: no probe will say hello to the survivor
+        await(ws.close());
+        await(one.shareEvaluation());
+        await(clustered.remove(0).close());
+        for (long deadline = System.currentTimeMillis() + 30_000;
+             !await(two.onEventLoop(() -> two.fleet().node(owned) != null)); Thread.sleep(100)) {
+            assertTrue(System.currentTimeMillis() < deadline, "the survivor never took the silent node over");
+        }
+        for (int s = 6; s <= 40; s++) {
+            now.addAndGet(1000);
+            drive(two, two::tick);
+        }
+        Map<String, Long> fired = await(two.onEventLoop(() -> two.ledger().live().stream()
+                .collect(Collectors.toMap(Alert::rule, Alert::firedAt))));
+        assertEquals(T0 + 36_000, fired.get("node-silent"), "silent since +5 s, paged on the survivor at +36 s");
+    }
+
+    /** A node name the first gateway owns and the second does not, once they agree. */
+    private static String ownedByTheFirst(Gateway one, Gateway two) throws Exception {
+        Cluster c1 = one.cluster().orElseThrow();
+        Cluster c2 = two.cluster().orElseThrow();
+        String node = null;
+        for (long deadline = System.currentTimeMillis() + 30_000; node == null; Thread.sleep(100)) {
+            assertTrue(System.currentTimeMillis() < deadline, "the two gateways never agreed on owners");
+            for (int i = 0; i < 64 && node == null; i++) {
+                String name = "node-" + i;
+                boolean agreed = await(one.onEventLoop(() -> c1.owns(name)))
+                        && !await(two.onEventLoop(() -> c2.owns(name)));
+                node = agreed ? name : null;
+            }
+        }
+        return node;
     }
 }

@@ -48,7 +48,7 @@ class CoverageBookTest {
                     rules:
                       - name: sm-starved
                         severity: inspect
-                        when: effectiveComputeRatio < 0.3 && gpuUtil > 80
+                        when: smActiveOfBusy < 0.3 && gpuUtil > 80
                       - name: nvlink-errors
                         severity: ticket
                         when: nvlinkErrors > 0

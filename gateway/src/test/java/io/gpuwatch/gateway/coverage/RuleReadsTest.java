@@ -21,7 +21,7 @@ class RuleReadsTest {
                 rules:
                   - name: starved
                     severity: inspect
-                    when: effectiveComputeRatio < 0.3 && labels.pool != 'tempC' && avg(powerW, 5m) > 100
+                    when: smActiveOfBusy < 0.3 && labels.pool != 'tempC' && avg(powerW, 5m) > 100
                     keep_firing_while: memUsedBytes > 0
                 """);
         assertTrue(load.ok(), load.diagnostics().toString());
