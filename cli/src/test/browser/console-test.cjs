@@ -49,10 +49,10 @@ async function tryAsPage(page, method, url, body) {
     await shot(page, '01-login');
     await page.fill('#token', 'not-a-token');
     await page.click('#login-form button[type=submit]');
-    await page.waitForFunction(() => document.querySelector('#login-error').textContent.includes('not one'));
+    await page.waitForFunction(() => (document.querySelector('#login-error')?.textContent ?? '').includes('not one'));
     check(true, 'a wrong token is refused');
     await login(page, process.env.OPERATOR_TOKEN);
-    await page.waitForFunction(() => document.querySelector('#who').textContent.includes('oncall · operator'));
+    await page.waitForFunction(() => (document.querySelector('#who')?.textContent ?? '').includes('oncall · operator'));
     check(true, 'logged in as oncall, operator');
     const cookies = await context.cookies();
     const session = cookies.find(c => c.name === 'gpuwatch_session');
@@ -101,7 +101,7 @@ async function tryAsPage(page, method, url, body) {
     const rule = await page.getAttribute(other, 'data-rule');
     const otherFp = await page.getAttribute(other, 'data-fp');
     await page.click(`${other} button[data-act=silence]`);
-    await page.waitForFunction(() => document.querySelector('#silence-preview').textContent.includes('Would mute'));
+    await page.waitForFunction(() => (document.querySelector('#silence-preview')?.textContent ?? '').includes('Would mute'));
     check(/Would mute [1-9]/.test(await page.textContent('#silence-preview')), 'the preview names what it would mute');
     await page.fill('#silence-form input[name=comment]', 'browser test: known, being handled');
     await shot(page, '06-silence-dialog');
@@ -112,13 +112,13 @@ async function tryAsPage(page, method, url, body) {
 
     // 6. the fleet heatmap, then one card's charts
     await page.click('header nav a[data-view=fleet]');
-    await page.waitForFunction(() => /\d+ cards on \d+ nodes/.test(document.querySelector('#fleet-stats').textContent));
+    await page.waitForFunction(() => /\d+ cards on \d+ nodes/.test((document.querySelector('#fleet-stats')?.textContent ?? '')));
     check(/32 cards on 4 nodes/.test(await page.textContent('#fleet-stats')), 'the heatmap shows the 32 demo cards');
     await page.click('#layers button[data-layer=scheduling]');
-    await page.waitForFunction(() => document.querySelector('#metric').value === 'allocated');
+    await page.waitForFunction(() => (document.querySelector('#metric')?.value ?? '') === 'allocated');
     await page.click('#layers button[data-layer=device]');
     await page.selectOption('#metric', 'tempC');
-    await page.waitForFunction(() => document.querySelector('#hi').textContent.includes('°C'));
+    await page.waitForFunction(() => (document.querySelector('#hi')?.textContent ?? '').includes('°C'));
     await shot(page, '08-fleet-heatmap');
     // the first card of the first node: cells of 26 px under a 14 px node label
     await page.click('#heatmap', { position: { x: 13, y: 27 } });
@@ -137,7 +137,7 @@ async function tryAsPage(page, method, url, body) {
     await page.selectOption('#preview-from', 'xid-fallen-off-bus');
     check((await page.inputValue('#preview-text')).includes('name: xid-fallen-off-bus-edited'), 'the preview starts from the rule');
     await page.click('#preview-run');
-    await page.waitForFunction(() => /would have fired/.test(document.querySelector('#preview-out').textContent));
+    await page.waitForFunction(() => /would have fired/.test((document.querySelector('#preview-out')?.textContent ?? '')));
     check(/: [1-9]\d* alerts? would have fired/.test(await page.textContent('#preview-out')), 'the preview finds the XID alert');
     await shot(page, '10-rule-preview');
 
