@@ -5,10 +5,8 @@ import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.NodeTuple;
 import org.snakeyaml.engine.v2.nodes.ScalarNode;
 
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.BiConsumer;
 
@@ -39,41 +37,5 @@ public final class YamlMapping {
             }
         }
         return out;
-    }
-
-    /** {@code " (did you mean `x`?)"} for the closest known name within a small edit distance, else empty. */
-    public static String suggestion(String given, Collection<String> known) {
-        String best = null;
-        int bestDistance = Integer.MAX_VALUE;
-        String lower = given.toLowerCase(Locale.ROOT);
-        for (String k : known) {
-            int d = editDistance(lower, k.toLowerCase(Locale.ROOT));
-            if (d < bestDistance || d == bestDistance && best != null && k.compareTo(best) < 0) {
-                best = k;
-                bestDistance = d;
-            }
-        }
-        int allowed = given.length() <= 3 ? 1 : given.length() <= 8 ? 2 : 3;
-        return best != null && bestDistance <= allowed ? " (did you mean `" + best + "`?)" : "";
-    }
-
-    /** The Levenshtein distance of {@code a} and {@code b}, as every "did you mean" of the project measures it. */
-    public static int editDistance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
     }
 }

@@ -92,13 +92,13 @@ class LintTest {
 
     @Test
     void existingChecksStillNameTheirPlace() {
-        assertEquals(List.of("l.yml:6:15: error: unknown metric `gpuutil`; did you mean `gpuUtil`?"),
+        assertEquals(List.of("l.yml:6:15: error: unknown metric `gpuutil` (did you mean `gpuUtil`?)"),
                 check("avg(gpuutil, 5m) > 1"));
         assertEquals(List.of("l.yml:6:11: error: `avg` takes 2 arguments (metric, window), got 3"),
                 check("avg(gpuUtil, 5m, 1m) > 1"));
         assertEquals(List.of("l.yml:6:32: error: window 2d is longer than the 24h the gateway keeps"),
                 check("quantile(tempC, 0.9, 2d) > 1"));
-        assertEquals(List.of("l.yml:6:11: error: unknown function `slop`; did you mean `slope`?"),
+        assertEquals(List.of("l.yml:6:11: error: unknown function `slop` (did you mean `slope`?)"),
                 check("slop(tempC, 5m) > 1"));
     }
 

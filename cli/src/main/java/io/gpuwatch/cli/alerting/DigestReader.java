@@ -2,6 +2,7 @@ package io.gpuwatch.cli.alerting;
 
 import io.gpuwatch.gateway.digest.DigestSchedule;
 import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.DidYouMean;
 import io.gpuwatch.rules.dsl.DslException;
 import io.gpuwatch.rules.dsl.Durations;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
@@ -67,7 +68,7 @@ final class DigestReader {
         for (NodeTuple t : m.getValue()) {
             if (t.getKeyNode() instanceof ScalarNode k) {
                 if (!KEYS.contains(k.getValue())) {
-                    error(k, "unknown digest key `" + k.getValue() + "`" + ReceiverReader.suggestion(k.getValue(), KEYS)
+                    error(k, "unknown digest key `" + k.getValue() + "`" + DidYouMean.hint(k.getValue(), KEYS)
                             + " (keys: " + String.join(", ", KEYS) + ")");
                 } else {
                     keys.put(k.getValue(), t);
@@ -142,7 +143,7 @@ final class DigestReader {
             return ZoneId.of(s.getValue());
         } catch (DateTimeException e) {
             error(s, "unknown time zone `" + s.getValue() + "`"
-                    + ReceiverReader.suggestion(s.getValue(), ZoneId.getAvailableZoneIds())
+                    + DidYouMean.hint(s.getValue(), ZoneId.getAvailableZoneIds())
                     + " (an IANA name such as Europe/Berlin or Asia/Shanghai)");
             return null;
         }

@@ -4,7 +4,7 @@ import io.gpuwatch.gateway.schedule.Layer;
 import io.gpuwatch.gateway.schedule.Roster;
 import io.gpuwatch.gateway.schedule.Schedule;
 import io.gpuwatch.notify.oncall.OnCall;
-import io.gpuwatch.rules.YamlMapping;
+import io.gpuwatch.rules.DidYouMean;
 
 import java.time.Instant;
 import java.time.InstantSource;
@@ -66,13 +66,13 @@ public final class OnCallMentions implements OnCall {
                         + "(--oncall FILE)");
             } else if (s.isEmpty()) {
                 out.add(ref.place() + ": error: no schedule `" + ref.schedule() + "` in the on-call file"
-                        + YamlMapping.suggestion(ref.schedule(), roster.schedules().keySet()));
+                        + DidYouMean.hint(ref.schedule(), roster.schedules().keySet()));
             } else if (s.get().layers().isEmpty()) {
                 out.add(ref.place() + ": error: schedule `" + ref.schedule() + "` has no layers to mention");
             } else if (ref.layer() != null && s.get().layer(ref.layer()).isEmpty()) {
                 List<String> layers = s.get().layers().stream().map(Layer::name).toList();
                 out.add(ref.place() + ": error: schedule `" + ref.schedule() + "` has no layer `" + ref.layer()
-                        + "`" + YamlMapping.suggestion(ref.layer(), layers) + " (" + String.join(", ", layers) + ")");
+                        + "`" + DidYouMean.hint(ref.layer(), layers) + " (" + String.join(", ", layers) + ")");
             }
         }
         return out;

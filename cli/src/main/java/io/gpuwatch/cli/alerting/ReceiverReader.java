@@ -1,6 +1,7 @@
 package io.gpuwatch.cli.alerting;
 
 import io.gpuwatch.gateway.digest.DigestSchedule;
+import io.gpuwatch.notify.acklink.AckLink;
 import io.gpuwatch.notify.config.ConfigProblem;
 import io.gpuwatch.notify.config.Fields;
 import io.gpuwatch.notify.config.Parsed;
@@ -9,7 +10,6 @@ import io.gpuwatch.notify.receiver.alertmanager.AlertmanagerReceiver;
 import io.gpuwatch.notify.receiver.console.ConsoleReceiver;
 import io.gpuwatch.notify.receiver.console.ConsoleReportTarget;
 import io.gpuwatch.notify.receiver.dingtalk.DingTalkConfig;
-import io.gpuwatch.notify.acklink.AckLink;
 import io.gpuwatch.notify.receiver.dingtalk.DingTalkReceiver;
 import io.gpuwatch.notify.receiver.dingtalk.DingTalkReportTarget;
 import io.gpuwatch.notify.receiver.feishu.FeishuConfig;
@@ -35,7 +35,7 @@ import io.gpuwatch.notify.receiver.wecom.WeComReportTarget;
 import io.gpuwatch.notify.secret.Secret;
 import io.gpuwatch.notify.secret.SecretSource;
 import io.gpuwatch.rules.Diagnostic;
-import io.gpuwatch.rules.YamlMapping;
+import io.gpuwatch.rules.DidYouMean;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.NodeTuple;
@@ -45,7 +45,6 @@ import org.snakeyaml.engine.v2.nodes.Tag;
 
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -130,7 +129,7 @@ final class ReceiverReader {
         }
         String lower = type.toLowerCase(Locale.ROOT);
         if (!TYPES.contains(lower)) {
-            error(keys.get("type").getValueNode(), "unknown receiver type `" + type + "`" + suggestion(type, TYPES)
+            error(keys.get("type").getValueNode(), "unknown receiver type `" + type + "`" + DidYouMean.hint(type, TYPES)
                     + " (types: " + String.join(", ", TYPES) + ")");
             return;
         }
@@ -409,25 +408,4 @@ final class ReceiverReader {
     /** One-based line and column of a node. */
     static int[] position(Node node) {
         return node.getStartMark().map(m -> new int[] {m.getLine() + 1, m.getColumn() + 1}).orElse(new int[] {1, 1});
-    }
-
-    /**
-     * {@code " (did you mean `x`?)"} for the closest known name within a small edit distance (ignoring case),
-     * else empty.
-     */
-    static String suggestion(String given, Collection<String> known) {
-        String best = null;
-        int bestDistance = Integer.MAX_VALUE;
-        String lower = given.toLowerCase(Locale.ROOT);
-        for (String k : known) {
-            int d = YamlMapping.editDistance(lower, k.toLowerCase(Locale.ROOT));
-            if (d < bestDistance) {
-                best = k;
-                bestDistance = d;
-            }
-        }
-        int allowed = given.length() <= 3 ? 1 : given.length() <= 8 ? 2 : 3;
-        return best != null && bestDistance <= allowed ? " (did you mean `" + best + "`?)" : "";
-    }
-
-}
+    }}

@@ -5,7 +5,7 @@ import io.gpuwatch.gateway.schedule.Layer;
 import io.gpuwatch.gateway.schedule.Roster;
 import io.gpuwatch.gateway.schedule.Schedule;
 import io.gpuwatch.notify.oncall.OnCall;
-import io.gpuwatch.rules.YamlMapping;
+import io.gpuwatch.rules.DidYouMean;
 
 import java.time.Instant;
 import java.time.InstantSource;
@@ -66,19 +66,19 @@ public final class StepMentions implements OnCall {
             } else if (t.person() != null) {
                 if (roster.person(t.person()).isEmpty()) {
                     out.add(t.place() + ": error: no person `" + t.person() + "` in the on-call file"
-                            + YamlMapping.suggestion(t.person(), roster.people().keySet()));
+                            + DidYouMean.hint(t.person(), roster.people().keySet()));
                 }
             } else {
                 Optional<Schedule> s = roster.schedule(t.schedule());
                 if (s.isEmpty()) {
                     out.add(t.place() + ": error: no schedule `" + t.schedule() + "` in the on-call file"
-                            + YamlMapping.suggestion(t.schedule(), roster.schedules().keySet()));
+                            + DidYouMean.hint(t.schedule(), roster.schedules().keySet()));
                 } else if (s.get().layers().isEmpty()) {
                     out.add(t.place() + ": error: schedule `" + t.schedule() + "` has no layers to page");
                 } else if (t.layer() != null && s.get().layer(t.layer()).isEmpty()) {
                     List<String> layers = s.get().layers().stream().map(Layer::name).toList();
                     out.add(t.place() + ": error: schedule `" + t.schedule() + "` has no layer `" + t.layer() + "`"
-                            + YamlMapping.suggestion(t.layer(), layers) + " (" + String.join(", ", layers) + ")");
+                            + DidYouMean.hint(t.layer(), layers) + " (" + String.join(", ", layers) + ")");
                 }
             }
         }

@@ -5,7 +5,7 @@ import io.gpuwatch.gateway.match.Matcher;
 import io.gpuwatch.gateway.match.MatcherException;
 import io.gpuwatch.gateway.match.MatcherParser;
 import io.gpuwatch.rules.Diagnostic;
-import io.gpuwatch.rules.YamlMapping;
+import io.gpuwatch.rules.DidYouMean;
 import io.gpuwatch.rules.dsl.DslException;
 import io.gpuwatch.rules.dsl.Durations;
 import org.snakeyaml.engine.v2.api.LoadSettings;
@@ -237,7 +237,7 @@ final class ConfigReader {
         String name = s.getValue();
         if (!policies.containsKey(name)) {
             if (!policyNames.contains(name)) {
-                error(s, "unknown escalation policy `" + name + "`" + YamlMapping.suggestion(name, policyNames)
+                error(s, "unknown escalation policy `" + name + "`" + DidYouMean.hint(name, policyNames)
                         + (policyNames.isEmpty() ? " (no `escalation_policies:` are defined)"
                         : " (policies: " + String.join(", ", policyNames) + ")"));
             }
@@ -385,7 +385,7 @@ final class ConfigReader {
         }
         String name = s.getValue();
         if (receivers != null && !receivers.contains(name)) {
-            error(s, "unknown receiver `" + name + "`" + YamlMapping.suggestion(name, receivers)
+            error(s, "unknown receiver `" + name + "`" + DidYouMean.hint(name, receivers)
                     + (receivers.isEmpty() ? " (no receivers are configured)"
                     : " (receivers: " + String.join(", ", new TreeSet<>(receivers)) + ")"));
         }
@@ -505,7 +505,7 @@ final class ConfigReader {
             }
             TimeInterval t = intervals.get(s.getValue());
             if (t == null) {
-                error(s, "unknown time interval `" + s.getValue() + "`" + YamlMapping.suggestion(s.getValue(), intervals.keySet())
+                error(s, "unknown time interval `" + s.getValue() + "`" + DidYouMean.hint(s.getValue(), intervals.keySet())
                         + (intervals.isEmpty() ? " (`time_intervals:` defines none)"
                         : " (defined: " + String.join(", ", intervals.keySet()) + ")"));
             } else {
@@ -633,7 +633,7 @@ final class ConfigReader {
         try {
             return ZoneId.of(s.getValue());
         } catch (DateTimeException e) {
-            error(s, "unknown time zone `" + s.getValue() + "`" + YamlMapping.suggestion(s.getValue(), ZoneId.getAvailableZoneIds())
+            error(s, "unknown time zone `" + s.getValue() + "`" + DidYouMean.hint(s.getValue(), ZoneId.getAvailableZoneIds())
                     + " (an IANA name such as Europe/Berlin, or UTC)");
             return ZoneOffset.UTC;
         }
@@ -727,7 +727,7 @@ final class ConfigReader {
         } catch (IllegalArgumentException e) {
             List<String> names = Arrays.stream(DayOfWeek.values())
                     .map(d -> d.name().toLowerCase(Locale.ROOT)).toList();
-            errorAt(s, offset, "unknown weekday `" + text.strip() + "`" + YamlMapping.suggestion(text.strip(), names)
+            errorAt(s, offset, "unknown weekday `" + text.strip() + "`" + DidYouMean.hint(text.strip(), names)
                     + " (monday … sunday, or a range such as monday:friday)");
             return null;
         }
@@ -743,7 +743,7 @@ final class ConfigReader {
         } catch (IllegalArgumentException e) {
             List<String> names = Arrays.stream(Month.values()).map(m -> m.name().toLowerCase(Locale.ROOT))
                     .toList();
-            errorAt(s, offset, "unknown month `" + t + "`" + YamlMapping.suggestion(t, names)
+            errorAt(s, offset, "unknown month `" + t + "`" + DidYouMean.hint(t, names)
                     + " (january … december or 1 … 12, or a range such as june:august)");
             return null;
         }
@@ -815,7 +815,7 @@ final class ConfigReader {
             }
             String k = key.getValue();
             if (!allowed.contains(k)) {
-                String hint = YamlMapping.suggestion(k, allowed);
+                String hint = DidYouMean.hint(k, allowed);
                 error(key, "unknown " + what + " key `" + k + "`" + (hint.isEmpty()
                         ? " (" + String.join(", ", allowed) + ")" : hint));
             } else if (out.containsKey(k)) {

@@ -5,9 +5,10 @@ import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.SchedTask;
 import io.gpuwatch.rules.DerivedMetric;
 import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.DidYouMean;
+import io.gpuwatch.rules.YamlMapping;
 import io.gpuwatch.rules.dsl.DslException;
 import io.gpuwatch.rules.dsl.Durations;
-import io.gpuwatch.rules.YamlMapping;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.api.lowlevel.Compose;
 import org.snakeyaml.engine.v2.exceptions.Mark;
@@ -22,6 +23,7 @@ import org.snakeyaml.engine.v2.nodes.Tag;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -590,12 +592,7 @@ final class TestFileReader {
             Metric.Source.APP, "an application metric", Metric.Source.SCHED, "a scheduling metric");
 
     private static String suggestion(String name) {
-        for (Metric m : Metric.values()) {
-            if (m.field().equalsIgnoreCase(name)) {
-                return "; did you mean `" + m.field() + "`?";
-            }
-        }
-        return "";
+        return DidYouMean.hint(name, Arrays.stream(Metric.values()).map(Metric::field).toList());
     }
 
     // ---- YAML shapes

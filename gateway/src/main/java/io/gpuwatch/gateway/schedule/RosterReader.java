@@ -1,6 +1,7 @@
 package io.gpuwatch.gateway.schedule;
 
 import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.DidYouMean;
 import io.gpuwatch.rules.YamlMapping;
 import io.gpuwatch.rules.dsl.DslException;
 import io.gpuwatch.rules.dsl.Durations;
@@ -25,7 +26,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -153,7 +153,8 @@ final class RosterReader {
             for (NodeTuple t : cm.getValue()) {
                 String channel = t.getKeyNode() instanceof ScalarNode k ? k.getValue() : "";
                 if (!Person.CHANNELS.contains(channel)) {
-                    error(t.getKeyNode(), "unknown channel `" + channel + "`" + hint(channel, Person.CHANNELS));
+                    error(t.getKeyNode(),
+                            "unknown channel `" + channel + "`" + DidYouMean.hint(channel, Person.CHANNELS));
                     continue;
                 }
                 String address = scalar(t.getValueNode(), "contacts." + channel);
@@ -255,7 +256,7 @@ final class RosterReader {
         if (type == null) {
             error(m, "a rotation needs `type:` (daily, weekly or custom)");
         } else if (typeName != null && !TYPES.containsKey(typeName)) {
-            error(type, "unknown rotation type `" + typeName + "`" + hint(typeName, TYPES.keySet())
+            error(type, "unknown rotation type `" + typeName + "`" + DidYouMean.hint(typeName, TYPES.keySet())
                     + "; one of daily, weekly, custom");
         } else if (typeName != null) {
             length = TYPES.get(typeName);
@@ -312,7 +313,7 @@ final class RosterReader {
         }
         String layer = keys.containsKey("layer") ? scalar(keys.get("layer"), "layer") : null;
         if (layer != null && !layers.contains(layer)) {
-            error(keys.get("layer"), "no layer `" + layer + "` in this schedule" + hint(layer, layers));
+            error(keys.get("layer"), "no layer `" + layer + "` in this schedule" + DidYouMean.hint(layer, layers));
             layer = null;
         }
         String person = keys.containsKey("person") ? personRef(keys.get("person")) : null;
@@ -338,7 +339,7 @@ final class RosterReader {
             return null;
         }
         if (!people.containsKey(id)) {
-            error(node, "no person `" + id + "` under `people:`" + hint(id, people.keySet()));
+            error(node, "no person `" + id + "` under `people:`" + DidYouMean.hint(id, people.keySet()));
             return null;
         }
         return id;
@@ -352,7 +353,7 @@ final class RosterReader {
         try {
             return ZoneId.of(text);
         } catch (DateTimeException e) {
-            error(node, "unknown time zone `" + text + "`" + hint(text, ZoneId.getAvailableZoneIds())
+            error(node, "unknown time zone `" + text + "`" + DidYouMean.hint(text, ZoneId.getAvailableZoneIds())
                     + "; use an IANA name such as Europe/Berlin or UTC");
             return null;
         }
@@ -440,7 +441,7 @@ final class RosterReader {
         Map<String, Node> out = new LinkedHashMap<>();
         for (NodeTuple t : node.getValue()) {
             if (t.getKeyNode() instanceof ScalarNode key && !allowed.contains(key.getValue())) {
-                String hint = hint(key.getValue(), allowed);
+                String hint = DidYouMean.hint(key.getValue(), allowed);
                 error(key, "unknown " + what + " key `" + key.getValue() + "`"
                         + (hint.isEmpty() ? " (" + String.join(", ", allowed) + ")" : hint));
             }
@@ -473,10 +474,6 @@ final class RosterReader {
 
     private static boolean isNull(Node node) {
         return node.getTag().equals(Tag.NULL);
-    }
-
-    private static String hint(String given, Collection<String> known) {
-        return YamlMapping.suggestion(given, known);
     }
 
     private void error(Node node, String message) {

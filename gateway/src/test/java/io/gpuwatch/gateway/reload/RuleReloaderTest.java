@@ -52,7 +52,7 @@ class RuleReloaderTest {
         assertEquals(1, s.rules(), "the rule that ran before still runs");
         assertEquals(List.of(dir.resolve("b.yml") + ":6:11: error: `Runtime` is not allowed: rule expressions "
                         + "cannot reach Java classes or reflection",
-                dir.resolve("b.yml") + ":8:15: error: unknown metric `gpuutil`; did you mean `gpuUtil`?"),
+                dir.resolve("b.yml") + ":8:15: error: unknown metric `gpuutil` (did you mean `gpuUtil`?)"),
                 s.diagnostics().stream().map(Diagnostic::toString).toList());
         assertSame(before, live.gateway.rules());
         assertSame(s, live.reloader().lastStatus());

@@ -143,7 +143,7 @@ class RuleTestsTest {
                 "hot.test.yml:8:55: error: expected a step after `95+` (a number, `_` or `stale`), found `x3`",
                 "hot.test.yml:13:15: error: unknown unit `O` (B, kB, KB, MB, GB, TB, KiB, MiB, GiB, TiB)",
                 "hot.test.yml:14:16: error: card `GPU-7` is not declared under `nodes`",
-                "hot.test.yml:14:31: error: unknown metric `tempc`; did you mean `tempC`?"),
+                "hot.test.yml:14:31: error: unknown metric `tempc` (did you mean `tempC`?)"),
                 r.diagnostics().stream().map(d -> d.toString().substring(dir.toString().length() + 1)).toList());
         assertEquals(List.of(), r.tests(), "a broken file runs no test");
         assertFalse(r.passed());

@@ -4,9 +4,9 @@ import io.gpuwatch.protocol.ClockEventReason;
 import io.gpuwatch.protocol.Event;
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.rules.DerivedMetric;
+import io.gpuwatch.rules.DidYouMean;
 import io.gpuwatch.rules.SampleDerivation;
 import io.gpuwatch.rules.ScopeKind;
-import io.gpuwatch.rules.YamlMapping;
 import io.gpuwatch.rules.scope.ScopeView;
 
 import java.math.BigDecimal;
@@ -523,8 +523,8 @@ public final class DslCompiler {
                 || BUILTINS.contains(name)) {
             throw new DslException(c.pos(), "`" + name + "` is not a function");
         }
-        String hint = PROMQL.containsKey(name) ? "; did you mean `" + PROMQL.get(name) + "`?"
-                : closest(name, FUNCTIONS);
+        String hint = PROMQL.containsKey(name) ? DidYouMean.wording(PROMQL.get(name))
+                : DidYouMean.hint(name, FUNCTIONS);
         throw new DslException(c.pos(), "unknown function `" + name + "`" + (hint.isEmpty()
                 ? " (functions: " + String.join(", ", FUNCTIONS) + ")" : hint));
     }
@@ -745,7 +745,7 @@ public final class DslCompiler {
         String name = b.name();
         int stat = BASELINE_ACCESSORS.indexOf(name);
         if (stat < 0) {
-            String hint = closest(name, BASELINE_ACCESSORS);
+            String hint = DidYouMean.hint(name, BASELINE_ACCESSORS);
             throw new DslException(b.namePos(), "unknown baseline accessor `." + name + "`"
                     + (hint.isEmpty() ? "; baseline(m) " + BASELINE_NEEDS : hint));
         }
@@ -798,7 +798,7 @@ public final class DslCompiler {
         String name = p.name();
         int stat = PEER_ACCESSORS.indexOf(name);
         if (stat < 0) {
-            String hint = closest(name, PEER_ACCESSORS);
+            String hint = DidYouMean.hint(name, PEER_ACCESSORS);
             throw new DslException(p.namePos(), "unknown peers accessor `." + name + "`"
                     + (hint.isEmpty() ? "; peers(m, w) " + PEERS_NEEDS : hint));
         }
@@ -1232,24 +1232,8 @@ public final class DslCompiler {
                 known.add(d.field());
             }
         }
-        return closest(name, known);
+        return DidYouMean.hint(name, known);
     }
-
-    /** {@code ; did you mean `x`?} for the closest of {@code known} within a typo's distance, else empty. */
-    private static String closest(String name, List<String> known) {
-        String best = null;
-        int bestDistance = Integer.MAX_VALUE;
-        for (String k : known) {
-            int d = k.equalsIgnoreCase(name) ? 0
-                    : YamlMapping.editDistance(k.toLowerCase(Locale.ROOT), name.toLowerCase(Locale.ROOT));
-            if (d < bestDistance) {
-                best = k;
-                bestDistance = d;
-            }
-        }
-        return bestDistance <= Math.min(2, name.length() / 3) ? "; did you mean `" + best + "`?" : "";
-    }
-
 
     /** A double literal MVEL reads back exactly: plain digits with a decimal point, negatives in parentheses. */
     private static String mvelNumber(double v) {

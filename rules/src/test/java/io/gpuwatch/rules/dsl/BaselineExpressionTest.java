@@ -96,8 +96,8 @@ class BaselineExpressionTest {
             + "e.g. baseline(powerW).upper(3)",
         "baseline(powerW).upr(3) > 1 | 6:28 | unknown baseline accessor `.upr`; baseline(m) needs .mean, .std, "
             + ".upper(k), .lower(k) or .zscore",
-        "baseline(powerW).uper(3) > 1 | 6:28 | unknown baseline accessor `.uper`; did you mean `upper`?",
-        "baseline(powerW).zscor > 1 | 6:28 | unknown baseline accessor `.zscor`; did you mean `zscore`?",
+        "baseline(powerW).uper(3) > 1 | 6:28 | unknown baseline accessor `.uper` (did you mean `upper`?)",
+        "baseline(powerW).zscor > 1 | 6:28 | unknown baseline accessor `.zscor` (did you mean `zscore`?)",
         "baseline(powerW).upper > 1 | 6:28 | `.upper` takes one argument k, the number of standard deviations, "
             + "e.g. baseline(powerW).upper(3)",
         "baseline(powerW).lower(1, 2) > 1 | 6:28 | `.lower` takes one argument k, the number of standard "
@@ -105,7 +105,7 @@ class BaselineExpressionTest {
         "baseline(powerW).upper(gpuUtil) > 1 | 6:34 | k of `.upper(k)` must be a plain number literal, e.g. 3",
         "baseline(powerW).upper(5m) > 1 | 6:34 | k of `.upper(k)` must be a plain number literal, e.g. 3",
         "baseline(powerW).mean() > 1 | 6:28 | `.mean` takes no arguments: baseline(powerW).mean",
-        "baseline(powerw).mean > 1 | 6:20 | unknown metric `powerw`; did you mean `powerW`?",
+        "baseline(powerw).mean > 1 | 6:20 | unknown metric `powerw` (did you mean `powerW`?)",
         "baseline(powerW, 5m).mean > 1 | 6:11 | `baseline` takes 1 argument (metric), got 2",
         "baseline(powerW).mean.std > 1 | 6:32 | `.` is not allowed here: rule expressions cannot call methods or "
             + "read fields",

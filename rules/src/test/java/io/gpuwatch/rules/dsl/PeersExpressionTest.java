@@ -80,11 +80,11 @@ class PeersExpressionTest {
     @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
         "peers(gpuUtil, 2m) > 1 | 6:11 | peers(m, w) needs .median, .spread, .count or .ratio, "
             + "e.g. peers(gpuUtil, 2m).ratio < 0.7",
-        "peers(gpuUtil, 2m).mediam > 1 | 6:30 | unknown peers accessor `.mediam`; did you mean `median`?",
+        "peers(gpuUtil, 2m).mediam > 1 | 6:30 | unknown peers accessor `.mediam` (did you mean `median`?)",
         "peers(gpuUtil, 2m).ratio(2) > 1 | 6:30 | `.ratio` takes no arguments: peers(gpuUtil, 2m).ratio",
         "peers(gpuUtil).ratio > 1 | 6:11 | `peers` takes 2 arguments (metric, window), got 1",
         "peers(gpuUtil, 48h).ratio > 1 | 6:26 | window 48h is longer than the 24h the gateway keeps",
-        "peers(gpuUtl, 2m).ratio > 1 | 6:17 | unknown metric `gpuUtl`; did you mean `gpuUtil`?",
+        "peers(gpuUtl, 2m).ratio > 1 | 6:17 | unknown metric `gpuUtl` (did you mean `gpuUtil`?)",
     })
     void mistakesAreErrorsAtTheirPosition(String when, String at, String message) {
         assertEquals("r.yml:" + at + ": error: " + message, RejectionTest.error(when));

@@ -76,8 +76,8 @@ class RejectionTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
-        "avg(gpuutil, 5m) > 1 | 6:15 | unknown metric `gpuutil`; did you mean `gpuUtil`?",
-        "gpuutil > 1 | 6:11 | unknown name `gpuutil` (not a metric, label or builtin); did you mean `gpuUtil`?",
+        "avg(gpuutil, 5m) > 1 | 6:15 | unknown metric `gpuutil` (did you mean `gpuUtil`?)",
+        "gpuutil > 1 | 6:11 | unknown name `gpuutil` (not a metric, label or builtin) (did you mean `gpuUtil`?)",
         "foo > 1 | 6:11 | unknown name `foo` (not a metric, label or builtin)",
         "foo(gpuUtil) > 1 | 6:11 | unknown function `foo` (functions: avg, min, max, sum, count, last, rate, "
             + "increase, slope, delta, resets, changes, quantile, predict, absent, fraction, consecutive, throttled, "

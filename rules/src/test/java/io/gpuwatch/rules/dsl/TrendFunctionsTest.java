@@ -162,9 +162,9 @@ class TrendFunctionsTest {
 
     @Test
     void unknownFunctionsSuggestTheClosestOrOurNameForAPromQlOne() {
-        assertTrue(rejected("quantil(tempC, 0.5, 5m) > 1").getMessage().endsWith("did you mean `quantile`?"));
-        assertTrue(rejected("predict_linear(tempC, 5m, 1h) > 1").getMessage().endsWith("did you mean `predict`?"));
-        assertTrue(rejected("absent_over_time(tempC, 5m)").getMessage().endsWith("did you mean `absent`?"));
+        assertTrue(rejected("quantil(tempC, 0.5, 5m) > 1").getMessage().endsWith("(did you mean `quantile`?)"));
+        assertTrue(rejected("predict_linear(tempC, 5m, 1h) > 1").getMessage().endsWith("(did you mean `predict`?)"));
+        assertTrue(rejected("absent_over_time(tempC, 5m)").getMessage().endsWith("(did you mean `absent`?)"));
         assertTrue(rejected("frobnicate(tempC) > 1").getMessage().contains("(functions: avg, min"));
     }
 }

@@ -160,7 +160,7 @@ class RuleEngineTest {
                 + "  - name: b\n    when: allocated\n    keep_firing_while: gpuUtl > 1\n");
         assertEquals(List.of("e.yml:7:24: error: `consecutive` can only be used in `when`: `keep_firing_while` is "
                         + "evaluated only while the alert fires",
-                "e.yml:10:24: error: unknown name `gpuUtl` (not a metric, label or builtin); did you mean `gpuUtil`?"),
+                "e.yml:10:24: error: unknown name `gpuUtl` (not a metric, label or builtin) (did you mean `gpuUtil`?)"),
                 load.diagnostics().stream().map(Object::toString).toList());
     }
 
