@@ -270,22 +270,7 @@ final class RuleFileReader {
 
         /** The entries of a mapping by key; unknown, duplicate and non-scalar keys are errors. */
         private Map<String, NodeTuple> mapping(MappingNode node, List<String> allowed, String what) {
-            Map<String, NodeTuple> out = new LinkedHashMap<>();
-            for (NodeTuple t : node.getValue()) {
-                if (!(t.getKeyNode() instanceof ScalarNode key)) {
-                    error(t.getKeyNode(), "keys must be plain names");
-                    continue;
-                }
-                String k = key.getValue();
-                if (!allowed.contains(k)) {
-                    error(key, "unknown " + what + " key `" + k + "` (" + String.join(", ", allowed) + ")");
-                } else if (out.containsKey(k)) {
-                    error(key, "`" + k + "` is given twice");
-                } else {
-                    out.put(k, t);
-                }
-            }
-            return out;
+            return YamlMapping.tuples(node, allowed, what, this::error);
         }
 
         private String name(Node node, String what) {

@@ -135,8 +135,7 @@ class RuleFileTest {
         assertEquals(List.of(
                 "f.yml:3:1: error: unknown top-level key `colour` (group, layer, scope, severity, labels, rules)",
                 "f.yml:1:8: error: group name `Bad_Group` must be lower-case letters, digits and `-`",
-                "f.yml:8:5: error: unknown rule key `whn` (name, when, severity, layer, scope, for, keep_firing_for, keep_firing_while, "
-                        + "labels, summary, description, runbook)",
+                "f.yml:8:5: error: unknown rule key `whn` (did you mean `when`?)",
                 "f.yml:6:15: error: unknown severity `urgent` (page, ticket, notice, inspect)",
                 "f.yml:11:12: error: unknown scope `cluster` (card, node, task, replica, business, queue)",
                 "f.yml:16:5: error: `when` is given twice",
@@ -194,8 +193,8 @@ class RuleFileTest {
     @Test
     void templateErrorsPointIntoTheTemplate() {
         String head = "group: g\nlayer: device\nseverity: page\nrules:\n  - name: r\n    when: gpuUtil > 1\n";
-        assertEquals(List.of("t.yml:7:33: error: unknown name `nodes` (not a metric, label or builtin); did you "
-                        + "mean `node`?"),
+        assertEquals(List.of("t.yml:7:33: error: unknown name `nodes` (not a metric, label or builtin) (did "
+                        + "you mean `node`?)"),
                 messages(RuleSet.parse("t.yml", head + "    summary: \"@{card.name} on @{nodes}\"\n")));
         assertEquals(List.of("t.yml:7:24: error: `@{` is not closed with `}`"),
                 messages(RuleSet.parse("t.yml", head + "    summary: \"hot card @{card.name\"\n")));

@@ -6,6 +6,7 @@ import io.gpuwatch.gateway.match.MatcherException;
 import io.gpuwatch.gateway.match.MatcherParser;
 import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.DidYouMean;
+import io.gpuwatch.rules.YamlMapping;
 import io.gpuwatch.rules.dsl.DslException;
 import io.gpuwatch.rules.dsl.Durations;
 import org.snakeyaml.engine.v2.api.LoadSettings;
@@ -807,24 +808,7 @@ final class ConfigReader {
 
     /** The entries of a mapping by key; unknown keys (with a did-you-mean) and duplicates are errors. */
     private Map<String, NodeTuple> mapping(MappingNode node, List<String> allowed, String what) {
-        Map<String, NodeTuple> out = new LinkedHashMap<>();
-        for (NodeTuple t : node.getValue()) {
-            if (!(t.getKeyNode() instanceof ScalarNode key)) {
-                error(t.getKeyNode(), "keys must be plain names");
-                continue;
-            }
-            String k = key.getValue();
-            if (!allowed.contains(k)) {
-                String hint = DidYouMean.hint(k, allowed);
-                error(key, "unknown " + what + " key `" + k + "`" + (hint.isEmpty()
-                        ? " (" + String.join(", ", allowed) + ")" : hint));
-            } else if (out.containsKey(k)) {
-                error(key, "`" + k + "` is given twice");
-            } else {
-                out.put(k, t);
-            }
-        }
-        return out;
+        return YamlMapping.tuples(node, allowed, what, this::error);
     }
 
     private List<Node> items(Node node, String key) {

@@ -438,20 +438,7 @@ final class RosterReader {
     // ---- YAML helpers
 
     private Map<String, Node> entries(MappingNode node, List<String> allowed, String what) {
-        Map<String, Node> out = new LinkedHashMap<>();
-        for (NodeTuple t : node.getValue()) {
-            if (t.getKeyNode() instanceof ScalarNode key && !allowed.contains(key.getValue())) {
-                String hint = DidYouMean.hint(key.getValue(), allowed);
-                error(key, "unknown " + what + " key `" + key.getValue() + "`"
-                        + (hint.isEmpty() ? " (" + String.join(", ", allowed) + ")" : hint));
-            }
-        }
-        YamlMapping.entries(node, allowed, what, (n, message) -> {
-            if (!message.startsWith("unknown ")) {
-                error(n, message);
-            }
-        }).forEach(out::put);
-        return out;
+        return YamlMapping.entries(node, allowed, what, this::error);
     }
 
     private List<Node> items(Node node, String key) {

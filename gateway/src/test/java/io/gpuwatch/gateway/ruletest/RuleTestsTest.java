@@ -170,8 +170,7 @@ class RuleTestsTest {
                 "hot.test.yml:2:22: error: the interval must be longer than 0",
                 "hot.test.yml:9:14: error: a duration needs a unit (ms s m h d), e.g. 10s",
                 "hot.test.yml:9:37: error: an xid event needs its code: `xid: 79`",
-                "hot.test.yml:13:9: error: unknown alert rule test key `exp_alert` (eval_time, alertname, "
-                        + "exp_alerts, exp_notifications)"),
+                "hot.test.yml:13:9: error: unknown alert rule test key `exp_alert` (did you mean `exp_alerts`?)"),
                 r.diagnostics().stream().map(d -> d.toString().substring(dir.toString().length() + 1)).toList());
     }
 
