@@ -7,11 +7,6 @@ import io.gpuwatch.rules.dsl.Durations;
 import io.gpuwatch.rules.dsl.Expression;
 import io.gpuwatch.rules.dsl.SeriesCatalog;
 import io.gpuwatch.rules.dsl.Template;
-import org.snakeyaml.engine.v2.api.LoadSettings;
-import org.snakeyaml.engine.v2.api.lowlevel.Compose;
-import org.snakeyaml.engine.v2.exceptions.Mark;
-import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
-import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.NodeTuple;
@@ -74,20 +69,12 @@ final class RuleFileReader {
         }
 
         void run() {
-            Optional<Node> root;
-            try {
-                root = new Compose(LoadSettings.builder().setLabel(file).build()).composeString(text);
-            } catch (MarkedYamlEngineException e) {
-                Optional<Mark> mark = e.getProblemMark().or(e::getContextMark);
-                SourceText.Position p = mark.map(SourceText::of).orElse(new SourceText.Position(1, 1));
-                String context = e.getContext() == null ? "" : " (" + e.getContext() + ")";
-                diagnostics.add(Diagnostic.error(file, p.line(), p.column(), "not valid YAML: " + e.getProblem()
-                        + context));
-                return;
-            } catch (YamlEngineException e) {
-                diagnostics.add(Diagnostic.error(file, 1, 1, "not valid YAML: " + e.getMessage()));
+            SourceText.Composed composed = SourceText.compose(file, text);
+            if (composed.error() != null) {
+                diagnostics.add(composed.error());
                 return;
             }
+            Optional<Node> root = composed.root();
             if (root.isEmpty()) {
                 diagnostics.add(Diagnostic.warning(file, 0, 0, "empty file, no rules"));
                 return;

@@ -4,6 +4,7 @@ import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.route.RoutingLoad;
 import io.gpuwatch.notify.secret.SecretSource;
 import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.SourceText;
 import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.api.lowlevel.Compose;
@@ -88,9 +89,9 @@ public final class AlertingFile {
         });
         return parse(file.toString(), text, lenient, (path, node) -> {
             List<Diagnostic> out = new ArrayList<>();
-            int[] p = ReceiverReader.position(node);
+            SourceText.Position p = SourceText.of(node);
             for (String what : unread) {
-                out.add(Diagnostic.warning(file.toString(), p[0], p[1], path + ": " + what
+                out.add(Diagnostic.warning(file.toString(), p.line(), p.column(), path + ": " + what
                         + " is not set (not required with --no-secrets; the gateway will need it)"));
             }
             unread.clear();

@@ -3,6 +3,7 @@ package io.gpuwatch.cli.alerting;
 import io.gpuwatch.gateway.digest.DigestSchedule;
 import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.DidYouMean;
+import io.gpuwatch.rules.SourceText;
 import io.gpuwatch.rules.dsl.DslException;
 import io.gpuwatch.rules.dsl.Durations;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
@@ -158,7 +159,7 @@ final class DigestReader {
     }
 
     private void error(Node node, String message) {
-        int[] p = ReceiverReader.position(node);
-        diagnostics.add(Diagnostic.error(file, p[0], p[1], message));
+        SourceText.Position p = SourceText.of(node);
+        diagnostics.add(Diagnostic.error(file, p.line(), p.column(), message));
     }
 }

@@ -36,6 +36,7 @@ import io.gpuwatch.notify.secret.Secret;
 import io.gpuwatch.notify.secret.SecretSource;
 import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.DidYouMean;
+import io.gpuwatch.rules.SourceText;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.NodeTuple;
@@ -120,7 +121,7 @@ final class ReceiverReader {
             Node first = names.putIfAbsent(name, keys.get("name").getValueNode());
             if (first != null) {
                 error(keys.get("name").getValueNode(), "receiver `" + name + "` is defined twice (first at line "
-                        + position(first)[0] + ")");
+                        + SourceText.of(first).line() + ")");
                 return;
             }
         }
@@ -154,8 +155,8 @@ final class ReceiverReader {
         diagnostics.addAll(afterEach.apply(path, m));
         List<DigestSchedule> digests = digests(keys.get("digest"), lower);
         if (made != null && name != null && digests != null && hookOk) {
-            int[] p = position(m);
-            specs.add(new ReceiverSpec(name, lower, file, p[0], p[1], made.receiver(), digests,
+            SourceText.Position p = SourceText.of(m);
+            specs.add(new ReceiverSpec(name, lower, file, p.line(), p.column(), made.receiver(), digests,
                     digests.isEmpty() ? null : made.reports(), webhookSecret, mention, callbackKey));
         }
     }
@@ -187,8 +188,8 @@ final class ReceiverReader {
                 ok = false;
                 continue;
             }
-            int[] p = position(item);
-            out.add(new MentionRef(parts[0], parts.length == 2 ? parts[1] : null, file, p[0], p[1]));
+            SourceText.Position p = SourceText.of(item);
+            out.add(new MentionRef(parts[0], parts.length == 2 ? parts[1] : null, file, p.line(), p.column()));
         }
         return ok ? out : null;
     }
@@ -401,11 +402,7 @@ final class ReceiverReader {
     }
 
     private void error(Node node, String message) {
-        int[] p = position(node);
-        diagnostics.add(Diagnostic.error(file, p[0], p[1], message));
+        SourceText.Position p = SourceText.of(node);
+        diagnostics.add(Diagnostic.error(file, p.line(), p.column(), message));
     }
-
-    /** One-based line and column of a node. */
-    static int[] position(Node node) {
-        return node.getStartMark().map(m -> new int[] {m.getLine() + 1, m.getColumn() + 1}).orElse(new int[] {1, 1});
-    }}
+}

@@ -1,9 +1,8 @@
 package io.gpuwatch.gateway.cost;
 
-import org.snakeyaml.engine.v2.api.LoadSettings;
-import org.snakeyaml.engine.v2.api.lowlevel.Compose;
-import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
-import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
+import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.SourceText;
+
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.NodeTuple;
@@ -71,18 +70,13 @@ public final class PricingFile {
     }
 
     private Pricing pricing(String text) {
-        Optional<Node> root;
-        try {
-            root = new Compose(LoadSettings.builder().setLabel(file).build()).composeString(text);
-        } catch (MarkedYamlEngineException e) {
-            int line = e.getProblemMark().map(m -> m.getLine() + 1).orElse(1);
-            int col = e.getProblemMark().map(m -> m.getColumn() + 1).orElse(1);
-            errors.add(file + ":" + line + ":" + col + ": " + e.getProblem());
-            return null;
-        } catch (YamlEngineException e) {
-            errors.add(file + ":1:1: " + e.getMessage());
+        SourceText.Composed composed = SourceText.compose(file, text);
+        if (composed.error() != null) {
+            Diagnostic d = composed.error();
+            errors.add(file + ":" + d.line() + ":" + d.column() + ": " + d.message());
             return null;
         }
+        Optional<Node> root = composed.root();
         if (root.isEmpty() || !(root.get() instanceof MappingNode top)) {
             errors.add(file + ":1:1: a pricing file is a mapping with currency and card_hour");
             return null;
@@ -215,8 +209,6 @@ public final class PricingFile {
     }
 
     private String at(Node node) {
-        int line = node.getStartMark().map(m -> m.getLine() + 1).orElse(1);
-        int col = node.getStartMark().map(m -> m.getColumn() + 1).orElse(1);
-        return file + ":" + line + ":" + col + ": ";
+        return file + ":" + SourceText.of(node) + ": ";
     }
 }

@@ -6,14 +6,10 @@ import io.gpuwatch.gateway.match.MatcherException;
 import io.gpuwatch.gateway.match.MatcherParser;
 import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.DidYouMean;
+import io.gpuwatch.rules.SourceText;
 import io.gpuwatch.rules.YamlMapping;
 import io.gpuwatch.rules.dsl.DslException;
 import io.gpuwatch.rules.dsl.Durations;
-import org.snakeyaml.engine.v2.api.LoadSettings;
-import org.snakeyaml.engine.v2.api.lowlevel.Compose;
-import org.snakeyaml.engine.v2.exceptions.Mark;
-import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
-import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.NodeTuple;
@@ -70,7 +66,7 @@ final class ConfigReader {
 
     private final String file;
     private final String text;
-    private final ScalarPlaces places;
+    private final SourceText places;
     private final Set<String> receivers;
     private final List<Diagnostic> diagnostics = new ArrayList<>();
     private final Map<String, TimeInterval> intervals = new LinkedHashMap<>();
@@ -86,7 +82,7 @@ final class ConfigReader {
     ConfigReader(String file, String text, Set<String> receivers) {
         this.file = file;
         this.text = text;
-        this.places = new ScalarPlaces(text);
+        this.places = new SourceText(text);
         this.receivers = receivers == null ? null : Set.copyOf(receivers);
     }
 
@@ -99,20 +95,12 @@ final class ConfigReader {
     }
 
     private RoutingConfig config() {
-        Optional<Node> root;
-        try {
-            root = new Compose(LoadSettings.builder().setLabel(file).build()).composeString(text);
-        } catch (MarkedYamlEngineException e) {
-            Optional<Mark> mark = e.getProblemMark().or(e::getContextMark);
-            int line = mark.map(m -> m.getLine() + 1).orElse(1);
-            int column = mark.map(m -> m.getColumn() + 1).orElse(1);
-            String context = e.getContext() == null ? "" : " (" + e.getContext() + ")";
-            diagnostics.add(Diagnostic.error(file, line, column, "not valid YAML: " + e.getProblem() + context));
-            return null;
-        } catch (YamlEngineException e) {
-            diagnostics.add(Diagnostic.error(file, 1, 1, "not valid YAML: " + e.getMessage()));
+        SourceText.Composed composed = SourceText.compose(file, text);
+        if (composed.error() != null) {
+            diagnostics.add(composed.error());
             return null;
         }
+        Optional<Node> root = composed.root();
         if (root.isEmpty() || isNull(root.get())) {
             diagnostics.add(Diagnostic.error(file, 0, 0, "empty config: it needs at least `route:` with a receiver"));
             return null;
@@ -292,7 +280,7 @@ final class ConfigReader {
                 }
             }
             if (ok) {
-                ScalarPlaces.Position p = ScalarPlaces.of(name);
+                SourceText.Position p = SourceText.of(name);
                 policies.put(name.getValue(), new EscalationPolicy(name.getValue(), steps, repeat, file, p.line(), p.column()));
             }
         }
@@ -315,7 +303,7 @@ final class ConfigReader {
                     continue;
                 }
                 String[] parts = s.getValue().split("/", -1);
-                ScalarPlaces.Position p = ScalarPlaces.of(s);
+                SourceText.Position p = SourceText.of(s);
                 targets.add(EscalationTarget.layer(parts[0], parts.length == 2 ? parts[1] : null, file, p.line(), p.column()));
             }
         }
@@ -326,7 +314,7 @@ final class ConfigReader {
                     ok = false;
                     continue;
                 }
-                ScalarPlaces.Position p = ScalarPlaces.of(s);
+                SourceText.Position p = SourceText.of(s);
                 targets.add(EscalationTarget.person(s.getValue(), file, p.line(), p.column()));
             }
         }
@@ -834,17 +822,17 @@ final class ConfigReader {
     }
 
     private void error(Node node, String message) {
-        ScalarPlaces.Position p = ScalarPlaces.of(node);
+        SourceText.Position p = SourceText.of(node);
         diagnostics.add(Diagnostic.error(file, p.line(), p.column(), message));
     }
 
     private void errorAt(ScalarNode node, int offset, String message) {
-        ScalarPlaces.Position p = places.inScalar(node, offset);
+        SourceText.Position p = places.inScalar(node, offset);
         diagnostics.add(Diagnostic.error(file, p.line(), p.column(), message));
     }
 
     private void warning(Node node, String message) {
-        ScalarPlaces.Position p = ScalarPlaces.of(node);
+        SourceText.Position p = SourceText.of(node);
         diagnostics.add(Diagnostic.warning(file, p.line(), p.column(), message));
     }
 }

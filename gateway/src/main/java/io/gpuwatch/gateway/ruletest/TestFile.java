@@ -1,5 +1,7 @@
 package io.gpuwatch.gateway.ruletest;
 
+import io.gpuwatch.rules.SourceText.Position;
+
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -11,19 +13,11 @@ record TestFile(String file, List<Path> ruleFiles, long evaluationIntervalMs, Li
         tests = List.copyOf(tests);
     }
 
-    /** A 1-based line and column in the test file. */
-    record Place(int line, int column) {
-        @Override
-        public String toString() {
-            return line + ":" + column;
-        }
-    }
-
     /**
      * One test: a fleet, what it sends, and what must be firing when; {@code cardHourPrice} prices every card
      * (NaN: no price, so {@code costPerToken} is NaN).
      */
-    record Case(String name, Place place, long intervalMs, List<NodeSetup> nodes, List<InputSeries> series,
+    record Case(String name, Position place, long intervalMs, List<NodeSetup> nodes, List<InputSeries> series,
                 List<InputEvent> events, List<AlertCheck> checks, List<SeededBaseline> baselines,
                 double cardHourPrice, List<ScheduledTask> scheduled) {
         Case {
@@ -73,12 +67,12 @@ record TestFile(String file, List<Path> ruleFiles, long evaluationIntervalMs, Li
      * test's first node when null) or of one queue ({@code queue}: a scheduling metric); the fields of the other
      * two are null.
      */
-    record InputSeries(Place place, String node, String uuid, String task, String business, String queue,
+    record InputSeries(Position place, String node, String uuid, String task, String business, String queue,
                        String metric, SeriesNotation.Expanded values) {
     }
 
     /** What is normal for a metric of a business from the test's start, as if a gateway had learned it. */
-    record SeededBaseline(Place place, String business, String metric, double mean, double std) {
+    record SeededBaseline(Position place, String business, String metric, double mean, double std) {
     }
 
     /** An event at {@code atMs} of test time; {@code uuid} null when node-wide, {@code xid} null but for XIDs. */
@@ -86,7 +80,7 @@ record TestFile(String file, List<Path> ruleFiles, long evaluationIntervalMs, Li
     }
 
     /** What must hold at {@code evalMs}: the firing alerts of one rule, and optionally its notification counts. */
-    record AlertCheck(Place place, long evalMs, String evalText, String alertname, List<ExpectedAlert> alerts,
+    record AlertCheck(Position place, long evalMs, String evalText, String alertname, List<ExpectedAlert> alerts,
                       ExpectedNotifications notifications) {
         AlertCheck {
             alerts = List.copyOf(alerts);

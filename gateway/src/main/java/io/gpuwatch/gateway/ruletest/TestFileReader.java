@@ -6,14 +6,10 @@ import io.gpuwatch.protocol.SchedTask;
 import io.gpuwatch.rules.DerivedMetric;
 import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.DidYouMean;
+import io.gpuwatch.rules.SourceText;
 import io.gpuwatch.rules.YamlMapping;
 import io.gpuwatch.rules.dsl.DslException;
 import io.gpuwatch.rules.dsl.Durations;
-import org.snakeyaml.engine.v2.api.LoadSettings;
-import org.snakeyaml.engine.v2.api.lowlevel.Compose;
-import org.snakeyaml.engine.v2.exceptions.Mark;
-import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
-import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.NodeTuple;
@@ -59,14 +55,14 @@ final class TestFileReader {
     private final String file;
     private final Path dir;
     private final String text;
-    private final SourcePlaces src;
+    private final SourceText src;
     private final List<Diagnostic> diagnostics;
 
     private TestFileReader(String file, Path dir, String text, List<Diagnostic> diagnostics) {
         this.file = file;
         this.dir = dir;
         this.text = text;
-        this.src = new SourcePlaces(text);
+        this.src = new SourceText(text);
         this.diagnostics = diagnostics;
     }
 
@@ -82,20 +78,12 @@ final class TestFileReader {
     }
 
     private TestFile run() {
-        Optional<Node> root;
-        try {
-            root = new Compose(LoadSettings.builder().setLabel(file).build()).composeString(text);
-        } catch (MarkedYamlEngineException e) {
-            Optional<Mark> mark = e.getProblemMark().or(e::getContextMark);
-            TestFile.Place p = mark.map(SourcePlaces::of).orElse(new TestFile.Place(1, 1));
-            String context = e.getContext() == null ? "" : " (" + e.getContext() + ")";
-            diagnostics.add(Diagnostic.error(file, p.line(), p.column(),
-                    "not valid YAML: " + e.getProblem() + context));
-            return null;
-        } catch (YamlEngineException e) {
-            diagnostics.add(Diagnostic.error(file, 1, 1, "not valid YAML: " + e.getMessage()));
+        SourceText.Composed composed = SourceText.compose(file, text);
+        if (composed.error() != null) {
+            diagnostics.add(composed.error());
             return null;
         }
+        Optional<Node> root = composed.root();
         if (root.isEmpty()) {
             diagnostics.add(Diagnostic.error(file, 0, 0,
                     "empty file: a rule test file has `rule_files:` and `tests:`"));
@@ -195,7 +183,7 @@ final class TestFileReader {
                 scheduled.add(st);
             }
         }
-        return name == null ? null : new TestFile.Case(name, SourcePlaces.of(node), intervalMs, nodes, series, events,
+        return name == null ? null : new TestFile.Case(name, SourceText.of(node), intervalMs, nodes, series, events,
                 checks, baselines, price, scheduled);
     }
 
@@ -296,7 +284,7 @@ final class TestFileReader {
         double mean = real(required(m, keys, "mean", "the normal value"), "`mean`", false);
         double std = real(required(m, keys, "std", "how far values normally stray from the mean"), "`std`", true);
         return business == null || metric == null || Double.isNaN(mean) || Double.isNaN(std) ? null
-                : new TestFile.SeededBaseline(SourcePlaces.of(m), business, metric, mean, std);
+                : new TestFile.SeededBaseline(SourceText.of(m), business, metric, mean, std);
     }
 
     /** A finite number, not negative when {@code nonNegative}; NaN (reported) otherwise or when absent. */
@@ -327,7 +315,7 @@ final class TestFileReader {
         String name = string(nameNode, "the node's name");
         if (name != null && nodeNames.putIfAbsent(name, nameNode) != null) {
             error(nameNode, "node `" + name + "` is declared twice (first at " + file + ":"
-                    + SourcePlaces.of(nodeNames.get(name)) + ")");
+                    + SourceText.of(nodeNames.get(name)) + ")");
         }
         Map<String, String> labels = stringMap(keys.get("labels"), "`labels`");
         List<TestFile.CardSetup> cards = new ArrayList<>();
@@ -446,7 +434,7 @@ final class TestFileReader {
             Node first = seen.putIfAbsent(owner + "/" + metric, m);
             if (first != null) {
                 error(m, owner + " has a second `" + metric + "` series (first at " + file + ":"
-                        + SourcePlaces.of(first) + ")");
+                        + SourceText.of(first) + ")");
             }
         }
         Node valuesNode = required(m, keys, "values", "the values, e.g. \"0+10x100\"");
@@ -455,7 +443,7 @@ final class TestFileReader {
             try {
                 values = SeriesNotation.parse(s.getValue(), metric.equals(Metric.CLOCK_EVENT_REASONS.field()));
             } catch (SeriesNotation.NotationException e) {
-                TestFile.Place p = src.inScalar(s, e.offset());
+                SourceText.Position p = src.inScalar(s, e.offset());
                 diagnostics.add(Diagnostic.error(file, p.line(), p.column(), e.getMessage()));
             }
         } else if (valuesNode != null && !(valuesNode instanceof ScalarNode)) {
@@ -464,7 +452,7 @@ final class TestFileReader {
         if (!named || metric == null || values == null) {
             return null;
         }
-        return new TestFile.InputSeries(SourcePlaces.of(valuesNode), uuid == null ? relay : cardNodes.get(uuid), uuid,
+        return new TestFile.InputSeries(SourceText.of(valuesNode), uuid == null ? relay : cardNodes.get(uuid), uuid,
                 task, business, queue, metric, values);
     }
 
@@ -560,7 +548,7 @@ final class TestFileReader {
         if (evalNode == null || alertname == null) {
             return null;
         }
-        return new TestFile.AlertCheck(SourcePlaces.of(m), evalMs, evalText, alertname, alerts, counts);
+        return new TestFile.AlertCheck(SourceText.of(m), evalMs, evalText, alertname, alerts, counts);
     }
 
     /** A stale card has no readings at that step, so a value in another of its series there contradicts it. */
@@ -704,7 +692,7 @@ final class TestFileReader {
         try {
             return Durations.parse(s.getValue());
         } catch (DslException e) {
-            TestFile.Place p = src.inScalar(s, e.offset());
+            SourceText.Position p = src.inScalar(s, e.offset());
             diagnostics.add(Diagnostic.error(file, p.line(), p.column(), e.getMessage()));
             return absent;
         }
@@ -724,7 +712,7 @@ final class TestFileReader {
     }
 
     private void error(Node n, String message) {
-        TestFile.Place p = SourcePlaces.of(n);
+        SourceText.Position p = SourceText.of(n);
         diagnostics.add(Diagnostic.error(file, p.line(), p.column(), message));
     }
 

@@ -2,14 +2,10 @@ package io.gpuwatch.gateway.schedule;
 
 import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.DidYouMean;
+import io.gpuwatch.rules.SourceText;
 import io.gpuwatch.rules.YamlMapping;
 import io.gpuwatch.rules.dsl.DslException;
 import io.gpuwatch.rules.dsl.Durations;
-import org.snakeyaml.engine.v2.api.LoadSettings;
-import org.snakeyaml.engine.v2.api.lowlevel.Compose;
-import org.snakeyaml.engine.v2.exceptions.Mark;
-import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
-import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.NodeTuple;
@@ -83,21 +79,16 @@ final class RosterReader {
     }
 
     private Roster roster() {
-        Optional<Node> root;
-        try {
-            root = new Compose(LoadSettings.builder().setLabel(file).build()).composeString(text);
-        } catch (MarkedYamlEngineException e) {
-            Optional<Mark> mark = e.getProblemMark().or(e::getContextMark);
-            diagnostics.add(Diagnostic.error(file, mark.map(m -> m.getLine() + 1).orElse(1),
-                    mark.map(m -> m.getColumn() + 1).orElse(1), "not valid YAML: " + e.getProblem()));
-            return null;
-        } catch (YamlEngineException e) {
-            diagnostics.add(Diagnostic.error(file, 1, 1, "not valid YAML: " + e.getMessage()));
+        SourceText.Composed composed = SourceText.compose(file, text);
+        if (composed.error() != null) {
+            diagnostics.add(composed.error());
             return null;
         }
+        Optional<Node> root = composed.root();
         if (root.isEmpty() || !(root.get() instanceof MappingNode top)) {
-            diagnostics.add(Diagnostic.error(file, root.map(n -> line(n)).orElse(0), root.map(n -> column(n))
-                    .orElse(0), "an on-call file is a mapping with `people:` and `schedules:`"));
+            SourceText.Position p = root.map(SourceText::of).orElse(new SourceText.Position(0, 0));
+            diagnostics.add(Diagnostic.error(file, p.line(), p.column(),
+                    "an on-call file is a mapping with `people:` and `schedules:`"));
             return null;
         }
         Map<String, Node> keys = entries(top, TOP_KEYS, "top-level");
@@ -464,14 +455,7 @@ final class RosterReader {
     }
 
     private void error(Node node, String message) {
-        diagnostics.add(Diagnostic.error(file, line(node), column(node), message));
-    }
-
-    private static int line(Node node) {
-        return node.getStartMark().map(m -> m.getLine() + 1).orElse(1);
-    }
-
-    private static int column(Node node) {
-        return node.getStartMark().map(m -> m.getColumn() + 1).orElse(1);
+        SourceText.Position p = SourceText.of(node);
+        diagnostics.add(Diagnostic.error(file, p.line(), p.column(), message));
     }
 }

@@ -5,10 +5,6 @@ import io.gpuwatch.rules.ScopeKind;
 import io.gpuwatch.rules.Severity;
 import io.gpuwatch.rules.SourceText;
 import io.gpuwatch.rules.YamlMapping;
-import org.snakeyaml.engine.v2.api.LoadSettings;
-import org.snakeyaml.engine.v2.api.lowlevel.Compose;
-import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
-import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.ScalarNode;
@@ -75,18 +71,12 @@ public final class LabelsFile {
     }
 
     private Labels run(String text) {
-        Optional<Node> root;
-        try {
-            root = new Compose(LoadSettings.builder().setLabel(file).build()).composeString(text);
-        } catch (MarkedYamlEngineException e) {
-            SourceText.Position p = e.getProblemMark().or(e::getContextMark).map(SourceText::of)
-                    .orElse(new SourceText.Position(1, 1));
-            diagnostics.add(Diagnostic.error(file, p.line(), p.column(), "not valid YAML: " + e.getProblem()));
-            return null;
-        } catch (YamlEngineException e) {
-            diagnostics.add(Diagnostic.error(file, 1, 1, "not valid YAML: " + e.getMessage()));
+        SourceText.Composed composed = SourceText.compose(file, text);
+        if (composed.error() != null) {
+            diagnostics.add(composed.error());
             return null;
         }
+        Optional<Node> root = composed.root();
         if (root.isEmpty() || !(root.get() instanceof MappingNode top)) {
             if (root.isPresent()) {
                 error(root.get(), "a labels file is a mapping with `start:` and `items:`");

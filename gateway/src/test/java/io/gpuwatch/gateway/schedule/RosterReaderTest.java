@@ -111,7 +111,7 @@ class RosterReaderTest {
 
     @Test
     void badYamlAndAMissingZoneAreErrorsNotCrashes() {
-        assertEquals(List.of("oncall.yaml:3:1: error: not valid YAML: expected ',' or ']', but got <stream end>"),
+        assertEquals(List.of("oncall.yaml:3:1: error: not valid YAML: expected ',' or ']', but got <stream end> (while parsing a flow sequence)"),
                 errors("people:\n- [wei\n"));
         List<String> missing = errors("schedules:\n  gpu:\n    layers: []\n");
         assertEquals(List.of("oncall.yaml:3:5: error: schedule `gpu` needs `time_zone:` (e.g. Europe/Berlin, UTC)"),
