@@ -1,7 +1,6 @@
 package io.gpuwatch.probe.app;
 
 import io.gpuwatch.probe.yaml.YamlDocument;
-import org.snakeyaml.engine.v2.exceptions.Mark;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.NodeTuple;
@@ -263,9 +262,8 @@ public final class ScrapeConfigLoader {
         }
 
         private void error(Node n, String message) {
-            Mark mark = n.getStartMark().orElse(null);
-            errors.add(mark == null ? new ScrapeConfigError(source, 0, 0, message)
-                    : new ScrapeConfigError(source, mark.getLine() + 1, mark.getColumn() + 1, message));
+            YamlDocument.Problem p = YamlDocument.at(n, message);
+            errors.add(new ScrapeConfigError(source, p.line(), p.column(), p.message()));
         }
     }
 }

@@ -1,7 +1,6 @@
 package io.gpuwatch.probe.attribution;
 
 import io.gpuwatch.probe.yaml.YamlDocument;
-import org.snakeyaml.engine.v2.exceptions.Mark;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.NodeTuple;
@@ -273,9 +272,8 @@ public final class LabelsLoader {
         }
 
         private void error(Node n, String message) {
-            Mark mark = n.getStartMark().orElse(null);
-            errors.add(mark == null ? new LabelsError(source, 0, 0, message)
-                    : new LabelsError(source, mark.getLine() + 1, mark.getColumn() + 1, message));
+            YamlDocument.Problem p = YamlDocument.at(n, message);
+            errors.add(new LabelsError(source, p.line(), p.column(), p.message()));
         }
     }
 }

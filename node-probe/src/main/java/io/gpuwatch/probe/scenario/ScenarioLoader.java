@@ -3,7 +3,6 @@ package io.gpuwatch.probe.scenario;
 import io.gpuwatch.probe.yaml.YamlDocument;
 import io.gpuwatch.protocol.ClockEventReason;
 import io.gpuwatch.protocol.Metric;
-import org.snakeyaml.engine.v2.exceptions.Mark;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.NodeTuple;
@@ -999,9 +998,8 @@ public final class ScenarioLoader {
         }
 
         private void error(Node n, String message) {
-            Mark mark = n.getStartMark().orElse(null);
-            errors.add(mark == null ? new ScenarioError(source, 0, 0, message)
-                    : new ScenarioError(source, mark.getLine() + 1, mark.getColumn() + 1, message));
+            YamlDocument.Problem p = YamlDocument.at(n, message);
+            errors.add(new ScenarioError(source, p.line(), p.column(), p.message()));
         }
     }
 }

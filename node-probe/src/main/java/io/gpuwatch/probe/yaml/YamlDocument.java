@@ -25,6 +25,12 @@ public final class YamlDocument {
     public record Composed(Optional<Node> root, Problem problem) {
     }
 
+    /** A problem at the place a node starts (0:0 when the node carries no mark). */
+    public static Problem at(Node node, String message) {
+        return node.getStartMark().map(m -> new Problem(m.getLine() + 1, m.getColumn() + 1, message))
+                .orElse(new Problem(0, 0, message));
+    }
+
     /** Composes {@code text}; {@code source} labels the marks. */
     public static Composed compose(String source, String text) {
         try {
