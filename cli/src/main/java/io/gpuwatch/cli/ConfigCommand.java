@@ -11,7 +11,7 @@ import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.route.TimeInterval;
 import io.gpuwatch.gateway.schedule.Roster;
 import io.gpuwatch.notify.secret.SecretSource;
-import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.source.Diagnostic;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;

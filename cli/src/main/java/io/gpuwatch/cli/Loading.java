@@ -2,9 +2,9 @@ package io.gpuwatch.cli;
 
 import io.gpuwatch.gateway.cost.Pricing;
 import io.gpuwatch.gateway.cost.PricingFile;
-import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
+import io.gpuwatch.rules.source.Diagnostic;
 
 import io.gpuwatch.cli.alerting.MentionRef;
 import io.gpuwatch.cli.alerting.OnCallMentions;

@@ -8,7 +8,7 @@ import io.gpuwatch.gateway.schedule.Rotation;
 import io.gpuwatch.gateway.schedule.Schedule;
 import io.gpuwatch.gateway.schedule.Shift;
 import io.gpuwatch.gateway.schedule.ShiftCalendar;
-import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.source.Diagnostic;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;

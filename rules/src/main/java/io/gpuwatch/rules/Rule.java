@@ -2,7 +2,9 @@ package io.gpuwatch.rules;
 
 import io.gpuwatch.rules.dsl.Expression;
 import io.gpuwatch.rules.dsl.Template;
+import io.gpuwatch.rules.scope.ScopeKind;
 import io.gpuwatch.rules.scope.ScopeView;
+import io.gpuwatch.rules.source.Diagnostic;
 
 import java.util.Map;
 import java.util.Set;

@@ -1,5 +1,6 @@
 package io.gpuwatch.rules;
 
+import io.gpuwatch.rules.source.Diagnostic;
 import java.util.List;
 
 /** The outcome of loading rule files: the rule set (null when any error was found) and every diagnostic. */

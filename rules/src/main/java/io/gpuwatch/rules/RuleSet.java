@@ -1,6 +1,9 @@
 package io.gpuwatch.rules;
 
 import io.gpuwatch.rules.dsl.SeriesCatalog;
+import io.gpuwatch.rules.metric.SeriesSpec;
+import io.gpuwatch.rules.scope.ScopeKind;
+import io.gpuwatch.rules.source.Diagnostic;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -2,6 +2,7 @@ package io.gpuwatch.rules;
 
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.rules.dsl.DslCompiler;
+import io.gpuwatch.rules.metric.DerivedMetric;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

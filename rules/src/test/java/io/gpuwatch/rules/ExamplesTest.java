@@ -6,6 +6,7 @@ import io.gpuwatch.rules.eval.AlertState;
 import io.gpuwatch.rules.eval.RuleEngine;
 import io.gpuwatch.rules.eval.Transition;
 import io.gpuwatch.rules.scope.FakeScope;
+import io.gpuwatch.rules.scope.ScopeKind;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,6 @@
 package io.gpuwatch.rules;
 
+import io.gpuwatch.rules.source.Diagnostic;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

@@ -2,6 +2,8 @@ package io.gpuwatch.rules;
 
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.rules.scope.FakeScope;
+import io.gpuwatch.rules.scope.ScopeKind;
+import io.gpuwatch.rules.source.Diagnostic;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

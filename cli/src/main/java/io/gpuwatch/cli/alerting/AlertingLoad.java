@@ -6,7 +6,7 @@ import io.gpuwatch.gateway.digest.DigestSchedule;
 import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.receiver.chat.ReportTarget;
-import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.source.Diagnostic;
 
 import io.gpuwatch.gateway.escalation.StepMentions;
 import io.gpuwatch.gateway.escalation.StepReceivers;

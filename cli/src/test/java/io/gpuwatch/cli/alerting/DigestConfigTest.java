@@ -5,7 +5,7 @@ import io.gpuwatch.gateway.digest.DigestSchedule;
 import io.gpuwatch.notify.receiver.feishu.FeishuReportTarget;
 import io.gpuwatch.notify.receiver.slack.SlackReportTarget;
 import io.gpuwatch.notify.secret.SecretSource;
-import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.source.Diagnostic;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.client.WebClient;
 import org.junit.jupiter.api.Test;

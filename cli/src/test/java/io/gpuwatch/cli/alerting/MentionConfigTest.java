@@ -4,7 +4,7 @@ import io.gpuwatch.gateway.schedule.Roster;
 import io.gpuwatch.gateway.schedule.RosterLoad;
 import io.gpuwatch.notify.oncall.OnCall;
 import io.gpuwatch.notify.secret.SecretSource;
-import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.source.Diagnostic;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package io.gpuwatch.cli.alerting;
 
 import io.gpuwatch.gateway.ack.PagerHook;
 import io.gpuwatch.notify.secret.SecretSource;
-import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.source.Diagnostic;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

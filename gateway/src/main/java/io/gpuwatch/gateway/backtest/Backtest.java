@@ -2,8 +2,8 @@ package io.gpuwatch.gateway.backtest;
 
 import io.gpuwatch.gateway.cost.Pricing;
 import io.gpuwatch.gateway.replay.Replay;
-import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.RuleSet;
+import io.gpuwatch.rules.source.Diagnostic;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;

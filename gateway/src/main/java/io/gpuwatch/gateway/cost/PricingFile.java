@@ -1,7 +1,7 @@
 package io.gpuwatch.gateway.cost;
 
-import io.gpuwatch.rules.Diagnostic;
-import io.gpuwatch.rules.SourceText;
+import io.gpuwatch.rules.source.Diagnostic;
+import io.gpuwatch.rules.source.SourceText;
 
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;

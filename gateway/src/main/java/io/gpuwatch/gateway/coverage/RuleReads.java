@@ -1,8 +1,8 @@
 package io.gpuwatch.gateway.coverage;
 
 import io.gpuwatch.protocol.Metric;
-import io.gpuwatch.rules.DerivedMetric;
 import io.gpuwatch.rules.Rule;
+import io.gpuwatch.rules.metric.DerivedMetric;
 
 import java.util.LinkedHashSet;
 import java.util.Set;

@@ -5,7 +5,7 @@ import io.gpuwatch.gateway.state.CardState;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.gateway.state.TaskState;
 import io.gpuwatch.protocol.Metric;
-import io.gpuwatch.rules.DerivedMetric;
+import io.gpuwatch.rules.metric.DerivedMetric;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -5,7 +5,7 @@ import io.gpuwatch.gateway.schedule.Layer;
 import io.gpuwatch.gateway.schedule.Roster;
 import io.gpuwatch.gateway.schedule.Schedule;
 import io.gpuwatch.notify.oncall.OnCall;
-import io.gpuwatch.rules.DidYouMean;
+import io.gpuwatch.rules.source.DidYouMean;
 
 import java.time.Instant;
 import java.time.InstantSource;

@@ -12,11 +12,11 @@ import io.gpuwatch.protocol.Event;
 import io.gpuwatch.protocol.Sample;
 import io.gpuwatch.protocol.Sched;
 import io.gpuwatch.rules.RuleSet;
-import io.gpuwatch.rules.ScopeKind;
 import io.gpuwatch.rules.eval.AlertState;
 import io.gpuwatch.rules.eval.DisabledRule;
 import io.gpuwatch.rules.eval.RuleEngine;
 import io.gpuwatch.rules.eval.Transition;
+import io.gpuwatch.rules.scope.ScopeKind;
 
 import java.util.ArrayList;
 import java.util.HashMap;

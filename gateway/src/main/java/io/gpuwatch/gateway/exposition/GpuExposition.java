@@ -4,7 +4,7 @@ import io.gpuwatch.gateway.state.CardSnapshot;
 import io.gpuwatch.protocol.CardInfo;
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.ProcessInfo;
-import io.gpuwatch.rules.DerivedMetric;
+import io.gpuwatch.rules.metric.DerivedMetric;
 
 import java.util.List;
 import java.util.function.ToDoubleFunction;

@@ -1,6 +1,6 @@
 package io.gpuwatch.gateway.reload;
 
-import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.source.Diagnostic;
 
 import java.time.Instant;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.gpuwatch.gateway.reload;
 
-import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
+import io.gpuwatch.rules.source.Diagnostic;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;

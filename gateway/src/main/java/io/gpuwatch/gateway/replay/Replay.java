@@ -12,11 +12,11 @@ import io.gpuwatch.protocol.Frame;
 import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.protocol.Sample;
 import io.gpuwatch.protocol.Sched;
-import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.RuleSet;
 import io.gpuwatch.rules.eval.EvalBudget;
 import io.gpuwatch.rules.eval.RuleEngine;
 import io.gpuwatch.rules.eval.Transition;
+import io.gpuwatch.rules.source.Diagnostic;
 
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,6 +1,6 @@
 package io.gpuwatch.gateway.ruletest;
 
-import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.source.Diagnostic;
 
 import java.util.List;
 

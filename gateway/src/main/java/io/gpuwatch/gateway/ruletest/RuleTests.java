@@ -1,9 +1,9 @@
 package io.gpuwatch.gateway.ruletest;
 
-import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.Rule;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
+import io.gpuwatch.rules.source.Diagnostic;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,6 +1,6 @@
 package io.gpuwatch.gateway.ruletest;
 
-import io.gpuwatch.rules.SourceText.Position;
+import io.gpuwatch.rules.source.SourceText.Position;
 
 import java.nio.file.Path;
 import java.util.List;

@@ -13,8 +13,8 @@ import io.gpuwatch.protocol.ProcessInfo;
 import io.gpuwatch.protocol.Sample;
 import io.gpuwatch.protocol.Sched;
 import io.gpuwatch.protocol.SchedTask;
-import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.RuleSet;
+import io.gpuwatch.rules.source.Diagnostic;
 
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,11 +1,11 @@
 package io.gpuwatch.gateway.schedule;
 
-import io.gpuwatch.rules.Diagnostic;
-import io.gpuwatch.rules.DidYouMean;
-import io.gpuwatch.rules.SourceText;
-import io.gpuwatch.rules.YamlMapping;
 import io.gpuwatch.rules.dsl.DslException;
 import io.gpuwatch.rules.dsl.Durations;
+import io.gpuwatch.rules.source.Diagnostic;
+import io.gpuwatch.rules.source.DidYouMean;
+import io.gpuwatch.rules.source.SourceText;
+import io.gpuwatch.rules.source.YamlMapping;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.NodeTuple;

@@ -3,8 +3,8 @@ package io.gpuwatch.gateway.score;
 import io.gpuwatch.gateway.replay.Replay;
 import io.gpuwatch.rules.Rule;
 import io.gpuwatch.rules.RuleSet;
-import io.gpuwatch.rules.ScopeKind;
 import io.gpuwatch.rules.Severity;
+import io.gpuwatch.rules.scope.ScopeKind;
 
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,7 +1,7 @@
 package io.gpuwatch.gateway.score;
 
-import io.gpuwatch.rules.ScopeKind;
 import io.gpuwatch.rules.Severity;
+import io.gpuwatch.rules.scope.ScopeKind;
 
 import java.util.List;
 import java.util.Locale;

@@ -1,10 +1,10 @@
 package io.gpuwatch.gateway.score;
 
-import io.gpuwatch.rules.Diagnostic;
-import io.gpuwatch.rules.ScopeKind;
 import io.gpuwatch.rules.Severity;
-import io.gpuwatch.rules.SourceText;
-import io.gpuwatch.rules.YamlMapping;
+import io.gpuwatch.rules.scope.ScopeKind;
+import io.gpuwatch.rules.source.Diagnostic;
+import io.gpuwatch.rules.source.SourceText;
+import io.gpuwatch.rules.source.YamlMapping;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.ScalarNode;

@@ -7,12 +7,12 @@ import io.gpuwatch.protocol.CardReading;
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
 import io.gpuwatch.protocol.ProcessInfo;
-import io.gpuwatch.rules.DerivedMetric;
-import io.gpuwatch.rules.SeriesSpec;
+import io.gpuwatch.rules.metric.DerivedMetric;
+import io.gpuwatch.rules.metric.SeriesSpec;
 import io.gpuwatch.rules.scope.BaselineStat;
 import io.gpuwatch.rules.scope.PeerStat;
-import io.gpuwatch.rules.scope.Series;
 import io.gpuwatch.rules.scope.ScopeView;
+import io.gpuwatch.rules.scope.Series;
 
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -13,7 +13,7 @@ import io.gpuwatch.protocol.ProcessInfo;
 import io.gpuwatch.protocol.Sample;
 import io.gpuwatch.protocol.Sched;
 import io.gpuwatch.protocol.SchedTask;
-import io.gpuwatch.rules.SeriesSpec;
+import io.gpuwatch.rules.metric.SeriesSpec;
 import io.gpuwatch.rules.scope.BaselineStat;
 import io.gpuwatch.rules.scope.Series;
 

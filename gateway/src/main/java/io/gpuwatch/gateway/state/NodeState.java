@@ -3,11 +3,11 @@ package io.gpuwatch.gateway.state;
 import io.gpuwatch.gateway.window.EventLog;
 import io.gpuwatch.protocol.CardInfo;
 import io.gpuwatch.protocol.Hello;
-import io.gpuwatch.rules.SeriesSpec;
+import io.gpuwatch.rules.metric.SeriesSpec;
 import io.gpuwatch.rules.scope.BaselineStat;
 import io.gpuwatch.rules.scope.PeerStat;
-import io.gpuwatch.rules.scope.Series;
 import io.gpuwatch.rules.scope.ScopeView;
+import io.gpuwatch.rules.scope.Series;
 
 import java.util.ArrayList;
 import java.util.Collection;

@@ -2,7 +2,7 @@ package io.gpuwatch.gateway.state;
 
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
-import io.gpuwatch.rules.SeriesSpec;
+import io.gpuwatch.rules.metric.SeriesSpec;
 import io.gpuwatch.rules.scope.BaselineStat;
 import io.gpuwatch.rules.scope.ScopeView;
 import io.gpuwatch.rules.scope.Series;

@@ -3,7 +3,7 @@ package io.gpuwatch.gateway.state;
 import io.gpuwatch.gateway.window.MetricWindow;
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
-import io.gpuwatch.rules.SeriesSpec;
+import io.gpuwatch.rules.metric.SeriesSpec;
 import io.gpuwatch.rules.scope.ScopeView;
 
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.gpuwatch.gateway.reload;
 
-import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.RuleSet;
+import io.gpuwatch.rules.source.Diagnostic;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.Test;

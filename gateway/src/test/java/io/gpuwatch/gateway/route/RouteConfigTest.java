@@ -1,7 +1,7 @@
 package io.gpuwatch.gateway.route;
 
 import io.gpuwatch.gateway.inhibit.InhibitRule;
-import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.source.Diagnostic;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;

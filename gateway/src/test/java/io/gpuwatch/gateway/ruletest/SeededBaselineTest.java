@@ -1,6 +1,6 @@
 package io.gpuwatch.gateway.ruletest;
 
-import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.source.Diagnostic;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;

@@ -1,8 +1,8 @@
 package io.gpuwatch.gateway.score;
 
-import io.gpuwatch.rules.Diagnostic;
-import io.gpuwatch.rules.ScopeKind;
 import io.gpuwatch.rules.Severity;
+import io.gpuwatch.rules.scope.ScopeKind;
+import io.gpuwatch.rules.source.Diagnostic;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

@@ -12,7 +12,7 @@ import io.gpuwatch.protocol.Sched;
 import io.gpuwatch.protocol.SchedTask;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
-import io.gpuwatch.rules.SeriesSpec;
+import io.gpuwatch.rules.metric.SeriesSpec;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.gpuwatch.rules.dsl;
 
-import io.gpuwatch.rules.SampleDerivation;
+import io.gpuwatch.rules.metric.SampleDerivation;
 import io.gpuwatch.rules.scope.ScopeView;
 
 /** A condition evaluated once per sample into 1/0, or NaN when a metric it reads has no latest value. */

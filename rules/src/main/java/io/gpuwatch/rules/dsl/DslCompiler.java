@@ -3,11 +3,11 @@ package io.gpuwatch.rules.dsl;
 import io.gpuwatch.protocol.ClockEventReason;
 import io.gpuwatch.protocol.Event;
 import io.gpuwatch.protocol.Metric;
-import io.gpuwatch.rules.DerivedMetric;
-import io.gpuwatch.rules.DidYouMean;
-import io.gpuwatch.rules.SampleDerivation;
-import io.gpuwatch.rules.ScopeKind;
+import io.gpuwatch.rules.metric.DerivedMetric;
+import io.gpuwatch.rules.metric.SampleDerivation;
+import io.gpuwatch.rules.scope.ScopeKind;
 import io.gpuwatch.rules.scope.ScopeView;
+import io.gpuwatch.rules.source.DidYouMean;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;

@@ -1,9 +1,9 @@
 package io.gpuwatch.rules.dsl;
 
 import io.gpuwatch.protocol.Metric;
-import io.gpuwatch.rules.DerivedMetric;
-import io.gpuwatch.rules.SampleDerivation;
-import io.gpuwatch.rules.SeriesSpec;
+import io.gpuwatch.rules.metric.DerivedMetric;
+import io.gpuwatch.rules.metric.SampleDerivation;
+import io.gpuwatch.rules.metric.SeriesSpec;
 
 import java.util.ArrayList;
 import java.util.Collections;

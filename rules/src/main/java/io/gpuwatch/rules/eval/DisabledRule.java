@@ -1,6 +1,6 @@
 package io.gpuwatch.rules.eval;
 
-import io.gpuwatch.rules.Diagnostic;
+import io.gpuwatch.rules.source.Diagnostic;
 
 import java.time.Duration;
 

@@ -1,11 +1,11 @@
 package io.gpuwatch.rules.eval;
 
-import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.Rule;
 import io.gpuwatch.rules.RuleEvaluationException;
 import io.gpuwatch.rules.RuleSet;
-import io.gpuwatch.rules.ScopeKind;
+import io.gpuwatch.rules.scope.ScopeKind;
 import io.gpuwatch.rules.scope.ScopeView;
+import io.gpuwatch.rules.source.Diagnostic;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;

@@ -4,10 +4,10 @@ import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.rules.Rule;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
-import io.gpuwatch.rules.ScopeKind;
 import io.gpuwatch.rules.eval.AlertState;
 import io.gpuwatch.rules.eval.RuleEngine;
 import io.gpuwatch.rules.scope.FakeScope;
+import io.gpuwatch.rules.scope.ScopeKind;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashMap;

@@ -1,8 +1,8 @@
 package io.gpuwatch.rules.dsl;
 
 import io.gpuwatch.protocol.Metric;
-import io.gpuwatch.rules.ScopeKind;
 import io.gpuwatch.rules.scope.FakeScope;
+import io.gpuwatch.rules.scope.ScopeKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

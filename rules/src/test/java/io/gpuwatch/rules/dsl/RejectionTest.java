@@ -1,11 +1,11 @@
 package io.gpuwatch.rules.dsl;
 
-import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
+import io.gpuwatch.rules.source.Diagnostic;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 import java.util.List;
 

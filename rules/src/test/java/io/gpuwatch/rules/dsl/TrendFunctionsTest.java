@@ -1,9 +1,9 @@
 package io.gpuwatch.rules.dsl;
 
 import io.gpuwatch.protocol.Metric;
-import io.gpuwatch.rules.ScopeKind;
-import io.gpuwatch.rules.SeriesSpec;
+import io.gpuwatch.rules.metric.SeriesSpec;
 import io.gpuwatch.rules.scope.FakeScope;
+import io.gpuwatch.rules.scope.ScopeKind;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

@@ -1,11 +1,11 @@
 package io.gpuwatch.rules.eval;
 
-import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
-import io.gpuwatch.rules.ScopeKind;
 import io.gpuwatch.rules.scope.FakeScope;
+import io.gpuwatch.rules.scope.ScopeKind;
+import io.gpuwatch.rules.source.Diagnostic;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

@@ -2,8 +2,8 @@ package io.gpuwatch.rules.eval;
 
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
-import io.gpuwatch.rules.ScopeKind;
 import io.gpuwatch.rules.scope.FakeScope;
+import io.gpuwatch.rules.scope.ScopeKind;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -3,11 +3,11 @@ package io.gpuwatch.rules.sandbox;
 import io.gpuwatch.rules.Rule;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
-import io.gpuwatch.rules.ScopeKind;
 import io.gpuwatch.rules.dsl.DslCompiler;
 import io.gpuwatch.rules.dsl.DslException;
 import io.gpuwatch.rules.dsl.EvalContext;
 import io.gpuwatch.rules.dsl.SeriesCatalog;
+import io.gpuwatch.rules.scope.ScopeKind;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Field;

@@ -1,10 +1,10 @@
 package io.gpuwatch.rules.sandbox;
 
-import io.gpuwatch.rules.Diagnostic;
 import io.gpuwatch.rules.Rule;
 import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
 import io.gpuwatch.rules.scope.FakeScope;
+import io.gpuwatch.rules.source.Diagnostic;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;

@@ -2,7 +2,7 @@ package io.gpuwatch.rules.scope;
 
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.rules.RuleSet;
-import io.gpuwatch.rules.SeriesSpec;
+import io.gpuwatch.rules.metric.SeriesSpec;
 
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package io.gpuwatch.rules;
+package io.gpuwatch.rules.source;
 
 import java.util.Locale;
 

@@ -1,4 +1,4 @@
-package io.gpuwatch.rules;
+package io.gpuwatch.rules.metric;
 
 import io.gpuwatch.rules.scope.ScopeView;
 

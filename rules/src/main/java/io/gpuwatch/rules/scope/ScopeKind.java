@@ -1,4 +1,4 @@
-package io.gpuwatch.rules;
+package io.gpuwatch.rules.scope;
 
 import java.util.List;
 import java.util.Locale;

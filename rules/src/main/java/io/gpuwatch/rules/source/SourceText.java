@@ -1,4 +1,4 @@
-package io.gpuwatch.rules;
+package io.gpuwatch.rules.source;
 
 import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.api.lowlevel.Compose;
