@@ -1,6 +1,6 @@
 package io.gpuwatch.gateway.delivery;
 
-import io.gpuwatch.gateway.ledger.Fingerprint;
+import io.gpuwatch.gateway.alert.Fingerprint;
 import io.gpuwatch.notify.Notification;
 
 import java.time.Duration;

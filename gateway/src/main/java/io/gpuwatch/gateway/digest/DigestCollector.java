@@ -1,6 +1,6 @@
 package io.gpuwatch.gateway.digest;
 
-import io.gpuwatch.gateway.ledger.Alert;
+import io.gpuwatch.gateway.alert.Alert;
 
 import java.time.Instant;
 import java.time.ZoneId;

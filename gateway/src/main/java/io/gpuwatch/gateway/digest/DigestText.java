@@ -1,6 +1,6 @@
 package io.gpuwatch.gateway.digest;
 
-import io.gpuwatch.gateway.ledger.Alert;
+import io.gpuwatch.gateway.alert.Alert;
 import io.gpuwatch.notify.render.Report;
 import io.gpuwatch.notify.render.Sparkline;
 

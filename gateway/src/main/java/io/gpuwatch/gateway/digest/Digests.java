@@ -1,8 +1,8 @@
 package io.gpuwatch.gateway.digest;
 
+import io.gpuwatch.gateway.alert.Alert;
 import io.gpuwatch.gateway.cost.Pricing;
 import io.gpuwatch.gateway.coverage.CoverageBook;
-import io.gpuwatch.gateway.ledger.Alert;
 import io.gpuwatch.gateway.ledger.AlertLedger;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.notify.render.ChartImage;

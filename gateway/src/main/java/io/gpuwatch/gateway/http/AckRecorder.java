@@ -1,6 +1,6 @@
 package io.gpuwatch.gateway.http;
 
-import io.gpuwatch.gateway.ledger.Alert;
+import io.gpuwatch.gateway.alert.Alert;
 import io.gpuwatch.gateway.store.Acknowledgement;
 import io.gpuwatch.gateway.store.AuditEntry;
 import io.gpuwatch.notify.Acknowledging;

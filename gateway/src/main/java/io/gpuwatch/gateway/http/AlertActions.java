@@ -1,6 +1,6 @@
 package io.gpuwatch.gateway.http;
 
-import io.gpuwatch.gateway.ledger.Alert;
+import io.gpuwatch.gateway.alert.Alert;
 import io.gpuwatch.gateway.match.Matcher;
 import io.gpuwatch.gateway.silence.Resolution;
 import io.gpuwatch.gateway.silence.Silence;

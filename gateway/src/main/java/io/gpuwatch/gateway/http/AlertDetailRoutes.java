@@ -1,8 +1,8 @@
 package io.gpuwatch.gateway.http;
 
+import io.gpuwatch.gateway.alert.Alert;
 import io.gpuwatch.gateway.auth.Role;
 import io.gpuwatch.gateway.delivery.BatchPayload;
-import io.gpuwatch.gateway.ledger.Alert;
 import io.gpuwatch.gateway.match.Matcher;
 import io.gpuwatch.gateway.silence.Silence;
 import io.gpuwatch.gateway.store.Acknowledgement;

@@ -1,7 +1,7 @@
 package io.gpuwatch.gateway.http;
 
+import io.gpuwatch.gateway.alert.Alert;
 import io.gpuwatch.gateway.auth.Role;
-import io.gpuwatch.gateway.ledger.Alert;
 import io.gpuwatch.gateway.match.Matcher;
 import io.gpuwatch.gateway.store.Acknowledgement;
 import io.vertx.core.json.JsonArray;

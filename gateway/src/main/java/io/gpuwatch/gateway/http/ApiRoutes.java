@@ -1,19 +1,20 @@
 package io.gpuwatch.gateway.http;
 
 import io.gpuwatch.gateway.auth.Role;
-import io.gpuwatch.gateway.http.alertmanager.AlertmanagerApi;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
+import java.util.List;
+
 /**
  * The HTTP API: health and readiness, alerts ({@link AlertRoutes}, one with its timeline in
  * {@link AlertDetailRoutes}), silences ({@link SilenceRoutes}), delivery groups, receivers' health, rules and
  * reload, the audit log, status, who is on call and the schedules' calendars ({@link ScheduleRoutes}), digest
  * charts, the paging services' webhooks ({@link PagerWebhooks}), the scrape paths ({@link MetricsRoute}),
- * Alertmanager's v2 API ({@link AlertmanagerApi}), and the web console ({@link ConsoleRoutes}) with its login
+ * extensions such as Alertmanager's v2 API ({@link ApiExtension}), and the web console ({@link ConsoleRoutes}) with its login
  * ({@link SessionRoutes}), live updates ({@link EventStream}) and fleet views ({@link FleetRoutes}), each behind
  * the access check its role needs ({@link AccessGuard}). Handlers run on the gateway's event loop, which owns
  * the silences and acknowledgements.
@@ -34,9 +35,9 @@ public final class ApiRoutes {
      * Mounts every route: health and readiness open, {@code /metrics} and {@code /metrics/gpus} open or for
      * viewers as {@link ApiAccess} says, reads for viewers, alert and silence changes for operators, reload and
      * the audit log for admins, and the paging services' webhooks, which prove themselves with their own
-     * signatures.
+     * signatures; {@code extensions} go where the API's own routes do, before the catch-all 404.
      */
-    public void mount(Router router) {
+    public void mount(Router router, List<ApiExtension> extensions) {
         router.get("/-/healthy").handler(ctx -> ctx.response().putHeader("Content-Type", "text/plain").end("OK\n"));
         router.get("/-/ready").handler(ctx -> {
             if (gateway.ready()) {
@@ -62,7 +63,9 @@ public final class ApiRoutes {
         new SilenceRoutes(gateway, silenceEdits).mount(router, guard);
         new GroupRoutes(gateway).mount(router, guard);
         new ReceiverRoutes(gateway).mount(router, guard);
-        new AlertmanagerApi(gateway, silenceEdits).mount(router, guard);
+        for (ApiExtension e : extensions) {
+            e.mount(router, guard, silenceEdits);
+        }
         new RuleRoutes(gateway, changes).mount(router, guard);
         new RulePreviewRoutes(gateway).mount(router, guard);
         new AuditRoutes(gateway).mount(router, guard);

@@ -1,7 +1,7 @@
 package io.gpuwatch.gateway.http;
 
+import io.gpuwatch.gateway.alert.Alert;
 import io.gpuwatch.gateway.auth.Role;
-import io.gpuwatch.gateway.ledger.Alert;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

@@ -1,7 +1,7 @@
 package io.gpuwatch.gateway.http;
 
+import io.gpuwatch.gateway.alert.Alert;
 import io.gpuwatch.gateway.auth.Role;
-import io.gpuwatch.gateway.ledger.Alert;
 import io.gpuwatch.gateway.state.CardState;
 import io.gpuwatch.gateway.state.CardTrail;
 import io.gpuwatch.gateway.state.NodeState;

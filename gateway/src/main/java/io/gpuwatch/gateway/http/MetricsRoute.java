@@ -1,5 +1,6 @@
 package io.gpuwatch.gateway.http;
 
+import io.gpuwatch.gateway.alert.Alert;
 import io.gpuwatch.gateway.build.BuildInfo;
 import io.gpuwatch.gateway.exposition.Encoding;
 import io.gpuwatch.gateway.exposition.GpuExposition;
@@ -7,7 +8,6 @@ import io.gpuwatch.gateway.exposition.ProcessFigures;
 import io.gpuwatch.gateway.exposition.TextFormat;
 import io.gpuwatch.gateway.ingest.DecisionLatency;
 import io.gpuwatch.gateway.ingest.IngestCounters;
-import io.gpuwatch.gateway.ledger.Alert;
 import io.gpuwatch.gateway.reload.RuleReloader;
 import io.gpuwatch.gateway.state.CardSnapshot;
 import io.gpuwatch.notify.Receiver;

@@ -1,7 +1,7 @@
 package io.gpuwatch.gateway.http;
 
 import io.gpuwatch.gateway.ack.PagerHook;
-import io.gpuwatch.gateway.ledger.Alert;
+import io.gpuwatch.gateway.alert.Alert;
 import io.gpuwatch.gateway.store.Acknowledgement;
 import io.gpuwatch.gateway.store.AuditEntry;
 import io.gpuwatch.notify.receiver.opsgenie.OpsgenieReceiver;
@@ -14,8 +14,6 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -25,6 +23,8 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
 import java.util.logging.Logger;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Acknowledgements made in a paging service, reported by its webhook: PagerDuty's V3 webhooks, signed with the

@@ -1,5 +1,6 @@
 package io.gpuwatch.gateway.ledger;
 
+import io.gpuwatch.gateway.alert.Alert;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.rules.eval.Transition;
 

@@ -1,5 +1,8 @@
 package io.gpuwatch.gateway.ledger;
 
+import io.gpuwatch.gateway.alert.Alert;
+import io.gpuwatch.gateway.alert.AlertLinks;
+import io.gpuwatch.gateway.alert.Fingerprint;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.rules.eval.AlertState;
 import io.gpuwatch.rules.eval.Transition;

@@ -1,5 +1,7 @@
 package io.gpuwatch.gateway.ledger;
 
+import io.gpuwatch.gateway.alert.Alert;
+import io.gpuwatch.gateway.alert.AlertLinks;
 import io.gpuwatch.gateway.store.AsyncStore;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.rules.eval.Transition;

@@ -1,6 +1,6 @@
 package io.gpuwatch.gateway.store;
 
-import io.gpuwatch.gateway.ledger.Alert;
+import io.gpuwatch.gateway.alert.Alert;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

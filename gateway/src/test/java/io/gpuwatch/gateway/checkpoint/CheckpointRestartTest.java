@@ -2,12 +2,12 @@ package io.gpuwatch.gateway.checkpoint;
 
 import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
+import io.gpuwatch.gateway.alert.Alert;
 import io.gpuwatch.gateway.delivery.RecordingReceiver;
 import io.gpuwatch.gateway.ingest.IngestConfig;
-import io.gpuwatch.gateway.ledger.Alert;
 import io.gpuwatch.gateway.reload.RuleFiles;
-import io.gpuwatch.protocol.CardInfo;
 import io.gpuwatch.protocol.App;
+import io.gpuwatch.protocol.CardInfo;
 import io.gpuwatch.protocol.CardReading;
 import io.gpuwatch.protocol.Frame;
 import io.gpuwatch.protocol.Hello;

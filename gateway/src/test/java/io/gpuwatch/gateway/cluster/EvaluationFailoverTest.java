@@ -2,9 +2,9 @@ package io.gpuwatch.gateway.cluster;
 
 import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
+import io.gpuwatch.gateway.alert.Alert;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.ingest.IngestConfig;
-import io.gpuwatch.gateway.ledger.Alert;
 import io.gpuwatch.gateway.reload.RuleFiles;
 import io.gpuwatch.protocol.CardReading;
 import io.gpuwatch.protocol.Metric;
@@ -29,11 +29,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

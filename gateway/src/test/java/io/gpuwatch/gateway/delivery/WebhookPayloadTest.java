@@ -1,7 +1,7 @@
 package io.gpuwatch.gateway.delivery;
 
-import io.gpuwatch.gateway.ledger.AlertLinks;
-import io.gpuwatch.gateway.ledger.Fingerprint;
+import io.gpuwatch.gateway.alert.AlertLinks;
+import io.gpuwatch.gateway.alert.Fingerprint;
 import io.gpuwatch.gateway.ledger.MemoryLedger;
 import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.route.RoutingLoad;

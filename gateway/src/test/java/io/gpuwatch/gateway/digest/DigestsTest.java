@@ -1,7 +1,7 @@
 package io.gpuwatch.gateway.digest;
 
+import io.gpuwatch.gateway.alert.Alert;
 import io.gpuwatch.gateway.cost.Pricing;
-import io.gpuwatch.gateway.ledger.Alert;
 import io.gpuwatch.gateway.ledger.AlertLedger;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.notify.DeliveryFailure;
@@ -16,7 +16,6 @@ import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
 import java.time.Duration;
@@ -29,6 +28,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import javax.imageio.ImageIO;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

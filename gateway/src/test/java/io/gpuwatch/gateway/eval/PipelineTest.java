@@ -1,6 +1,6 @@
 package io.gpuwatch.gateway.eval;
 
-import io.gpuwatch.gateway.ledger.Fingerprint;
+import io.gpuwatch.gateway.alert.Fingerprint;
 import io.gpuwatch.gateway.ledger.MemoryLedger;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.notify.Notification;

@@ -3,9 +3,9 @@ package io.gpuwatch.gateway.http;
 import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.ack.PagerHook;
+import io.gpuwatch.gateway.alert.Alert;
 import io.gpuwatch.gateway.delivery.RecordingReceiver;
 import io.gpuwatch.gateway.ingest.IngestConfig;
-import io.gpuwatch.gateway.ledger.Alert;
 import io.gpuwatch.gateway.ledger.PersistentLedger;
 import io.gpuwatch.gateway.reload.RuleFiles;
 import io.gpuwatch.gateway.route.RoutingConfig;
@@ -35,8 +35,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -49,6 +47,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,5 +1,6 @@
 package io.gpuwatch.gateway.http;
 
+import io.gpuwatch.gateway.http.alertmanager.AlertmanagerApi;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Route;
@@ -62,7 +63,8 @@ class OpenApiTest {
     /** Every route the API mounts under /api/v1, /api/v2, /v1, /-/ and /metrics, as {@code METHOD /path/{param}}. */
     private Set<String> mounted() {
         Router router = Router.router(vertx);
-        new ApiRoutes(host(), ApiAccess.open()).mount(router);
+        ApiHost host = host();
+        new ApiRoutes(host, ApiAccess.open()).mount(router, List.of(AlertmanagerApi.extension(host)));
         Set<String> out = new TreeSet<>();
         for (Route r : router.getRoutes()) {
             // a path with parameters is matched as a regular expression; its name keeps the path as written

@@ -1,5 +1,6 @@
 package io.gpuwatch.gateway.ledger;
 
+import io.gpuwatch.gateway.alert.AlertLinks;
 import io.gpuwatch.gateway.store.AlertTransition;
 import io.gpuwatch.gateway.store.AsyncStore;
 import io.gpuwatch.gateway.store.Backoff;

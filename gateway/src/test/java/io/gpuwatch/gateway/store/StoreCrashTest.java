@@ -1,6 +1,6 @@
 package io.gpuwatch.gateway.store;
 
-import io.gpuwatch.gateway.ledger.Alert;
+import io.gpuwatch.gateway.alert.Alert;
 import io.gpuwatch.gateway.silence.Silence;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,6 +1,6 @@
 package io.gpuwatch.gateway.store;
 
-import io.gpuwatch.gateway.ledger.Alert;
+import io.gpuwatch.gateway.alert.Alert;
 import io.gpuwatch.rules.eval.AlertState;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -1,6 +1,6 @@
 package io.gpuwatch.gateway.http.alertmanager;
 
-import io.gpuwatch.gateway.ledger.Alert;
+import io.gpuwatch.gateway.alert.Alert;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 

@@ -1,12 +1,13 @@
 package io.gpuwatch.gateway.http.alertmanager;
 
+import io.gpuwatch.gateway.alert.Alert;
 import io.gpuwatch.gateway.auth.Role;
 import io.gpuwatch.gateway.group.Aggregator;
 import io.gpuwatch.gateway.http.AccessGuard;
+import io.gpuwatch.gateway.http.ApiExtension;
 import io.gpuwatch.gateway.http.ApiHost;
 import io.gpuwatch.gateway.http.Replies;
 import io.gpuwatch.gateway.http.SilenceEdits;
-import io.gpuwatch.gateway.ledger.Alert;
 import io.gpuwatch.gateway.route.Route;
 import io.gpuwatch.notify.Notification;
 import io.vertx.core.json.JsonArray;
@@ -35,6 +36,11 @@ public final class AlertmanagerApi {
     private final StatusApi status;
 
     /** The API over {@code gateway}, changing silences through {@code edits}. */
+    /** Alertmanager's v2 API as an extension of the gateway's own API. */
+    public static ApiExtension extension(ApiHost gateway) {
+        return (router, guard, silences) -> new AlertmanagerApi(gateway, silences).mount(router, guard);
+    }
+
     public AlertmanagerApi(ApiHost gateway, SilenceEdits edits) {
         this.gateway = gateway;
         this.silences = new SilenceApi(gateway, edits);

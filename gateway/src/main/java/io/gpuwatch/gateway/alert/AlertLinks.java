@@ -1,4 +1,4 @@
-package io.gpuwatch.gateway.ledger;
+package io.gpuwatch.gateway.alert;
 
 import java.net.URI;
 

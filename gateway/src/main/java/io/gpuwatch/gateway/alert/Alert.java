@@ -1,4 +1,4 @@
-package io.gpuwatch.gateway.ledger;
+package io.gpuwatch.gateway.alert;
 
 import io.gpuwatch.rules.eval.AlertState;
 import io.gpuwatch.rules.eval.Transition;
@@ -42,7 +42,8 @@ public record Alert(String fingerprint, String rule, String severity, Map<String
         return a;
     }
 
-    Alert resolved(long at) {
+    /** The same alert, resolved at {@code at}. */
+    public Alert resolved(long at) {
         return new Alert(fingerprint, rule, severity, labels, annotations, activeSince, firedAt, at,
                 AlertState.RESOLVED);
     }
