@@ -77,7 +77,7 @@ final class SampleScanner {
     private int at;
     private int end;
     // the last strings read, reused while the bytes repeat (a card's uuid and task, sample after sample)
-    private final String[] recent = new String[64];
+    private final String[] recent = new String[1024];
 
     SampleScanner(FrameLimits limits) {
         this.limits = limits;
