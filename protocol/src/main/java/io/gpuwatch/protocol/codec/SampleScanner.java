@@ -9,7 +9,6 @@ import io.gpuwatch.protocol.Sample;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -120,7 +119,7 @@ final class SampleScanner {
         while (at < end && b[at] == ',') {
             at++;
             int nameEnd = name();
-            Integer key = TOP.get(b, nameEnd, keyStart);
+            Integer key = TOP.get(b, nameEnd, keyStart, keyHash);
             expect(':');
             if (key == null) {
                 throw Miss.MISS;
@@ -173,7 +172,7 @@ final class SampleScanner {
                 int nameEnd = name();
                 int nameStart = keyStart;
                 expect(':');
-                Integer key = CARD_KEYS.get(b, nameEnd, nameStart);
+                Integer key = CARD_KEYS.get(b, nameEnd, nameStart, keyHash);
                 if (key != null && key == UUID) {
                     uuid = string();
                     if (uuid == null || uuid.isEmpty()) {
@@ -182,7 +181,7 @@ final class SampleScanner {
                 } else if (key != null) {
                     processes = processes();
                 } else {
-                    Metric m = METRICS.get(b, nameEnd, nameStart);
+                    Metric m = METRICS.get(b, nameEnd, nameStart, keyHash);
                     if (m == null) {
                         throw Miss.MISS;
                     }
@@ -235,10 +234,12 @@ final class SampleScanner {
         do {
             expect('"');
             int start = at;
+            int h = 0;
             while (at < end && b[at] != '"') {
+                h = 31 * h + b[at];
                 at++;
             }
-            ClockEventReason r = REASONS.get(b, at, start);
+            ClockEventReason r = REASONS.get(b, at, start, h);
             if (r == null || at == end) {
                 throw Miss.MISS;
             }
@@ -279,7 +280,7 @@ final class SampleScanner {
         if (peek() != '}') {
             do {
                 int nameEnd = name();
-                Integer key = PROCESS_KEYS.get(b, nameEnd, keyStart);
+                Integer key = PROCESS_KEYS.get(b, nameEnd, keyStart, keyHash);
                 expect(':');
                 if (key == null) {
                     throw Miss.MISS;
@@ -303,17 +304,21 @@ final class SampleScanner {
     // ---- tokens
 
     private int keyStart;
+    private int keyHash;
 
     /** Reads a quoted key; returns the index just past its last character, its first at {@link #keyStart}. */
     private int name() throws Miss {
         expect('"');
         keyStart = at;
+        int h = 0;
         while (at < end && b[at] != '"') {
             if (b[at] == '\\' || b[at] < 0x20) {
                 throw Miss.MISS;
             }
+            h = 31 * h + b[at];
             at++;
         }
+        keyHash = h;
         if (at == end) {
             throw Miss.MISS;
         }
@@ -523,12 +528,16 @@ final class SampleScanner {
 
     /** Field names looked up by their bytes, without making a String of them. */
     private static final class Names<V> {
-        private final byte[][] keys = new byte[128][];
-        private final Object[] values = new Object[128];
+        private final byte[][] keys = new byte[256][];
+        private final Object[] values = new Object[256];
 
         void put(String name, V value) {
             byte[] k = name.getBytes(StandardCharsets.US_ASCII);
-            int i = hash(k, 0, k.length);
+            int h = 0;
+            for (byte c : k) {
+                h = 31 * h + c;
+            }
+            int i = slot(h);
             while (keys[i] != null) {
                 i = (i + 1) & (keys.length - 1);
             }
@@ -536,23 +545,30 @@ final class SampleScanner {
             values[i] = value;
         }
 
-        /** The value of the name in {@code bytes[start, end)}, or null. */
+        /** The value of the name in {@code bytes[start, end)}, whose hash ({@code 31 * h + byte}) is {@code h}. */
         @SuppressWarnings("unchecked")
-        V get(byte[] bytes, int end, int start) {
-            int i = hash(bytes, start, end);
-            for (byte[] k; (k = keys[i]) != null; i = (i + 1) & (keys.length - 1)) {
-                if (k.length == end - start && Arrays.equals(k, 0, k.length, bytes, start, end)) {
+        V get(byte[] bytes, int end, int start, int h) {
+            int len = end - start;
+            for (int i = slot(h); keys[i] != null; i = (i + 1) & (keys.length - 1)) {
+                byte[] k = keys[i];
+                if (k.length == len && same(k, bytes, start)) {
                     return (V) values[i];
                 }
             }
             return null;
         }
 
-        private int hash(byte[] bytes, int start, int end) {
-            int h = 0;
-            for (int i = start; i < end; i++) {
-                h = 31 * h + bytes[i];
+        // names are a few bytes long: a plain loop beats the JDK's vectorised compare and its set-up
+        private static boolean same(byte[] k, byte[] bytes, int start) {
+            for (int j = 0; j < k.length; j++) {
+                if (k[j] != bytes[start + j]) {
+                    return false;
+                }
             }
+            return true;
+        }
+
+        private int slot(int h) {
             return (h ^ (h >>> 7)) & (keys.length - 1);
         }
     }
