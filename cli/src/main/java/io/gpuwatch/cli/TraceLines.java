@@ -5,11 +5,9 @@ import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.protocol.codec.Decoded;
 import io.gpuwatch.protocol.codec.FrameCodec;
 
-import java.io.BufferedReader;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,7 +41,7 @@ final class TraceLines implements Iterable<TraceFrame>, AutoCloseable {
     private final FrameCodec codec = new FrameCodec();
     private final long size;
     private final AtomicLong bytesRead = new AtomicLong();
-    private final BufferedReader reader;
+    private final InputStream in;
     private final ExecutorService decoders;
     private final BlockingQueue<CompletableFuture<Batch>> batches;
     private final Thread lineReader;
@@ -68,7 +66,7 @@ final class TraceLines implements Iterable<TraceFrame>, AutoCloseable {
             in.close();
             throw e;
         }
-        this.reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 256 * 1024);
+        this.in = in;
         int threads = Math.min(8, Runtime.getRuntime().availableProcessors());
         this.decoders = Executors.newFixedThreadPool(threads, r -> daemon(r, "trace-decoder"));
         this.batches = new ArrayBlockingQueue<>(threads * 4);
@@ -103,31 +101,22 @@ final class TraceLines implements Iterable<TraceFrame>, AutoCloseable {
 
     /** The reader thread: lines in batches to the decoders, their futures queued in file order. */
     private void readAhead() {
-        long lineNo = 0;
+        Lines lines = new Lines();
         try {
             while (true) {
-                List<String> lines = new ArrayList<>(BATCH);
-                long first = lineNo + 1;
+                Chunk chunk;
                 String failed = null;
-                boolean end = false;
-                while (lines.size() < BATCH) {
-                    String line;
-                    try {
-                        line = reader.readLine();
-                    } catch (IOException e) {
-                        failed = file + ":" + (lineNo + 1) + ": cannot read further: " + e.getMessage();
-                        break;
-                    }
-                    if (line == null) {
-                        end = true;
-                        break;
-                    }
-                    lineNo++;
-                    lines.add(line);
+                try {
+                    chunk = lines.next();
+                } catch (IOException e) {
+                    chunk = lines.rest();
+                    failed = file + ":" + (chunk.firstLine() + chunk.count()) + ": cannot read further: "
+                            + e.getMessage();
                 }
+                Chunk c = chunk;
                 String f = failed;
-                boolean last = end || failed != null;
-                batches.put(CompletableFuture.supplyAsync(() -> decode(first, lines, f, last), decoders));
+                boolean last = c.last() || failed != null;
+                batches.put(CompletableFuture.supplyAsync(() -> decode(c, f, last), decoders));
                 if (last) {
                     return;
                 }
@@ -138,25 +127,150 @@ final class TraceLines implements Iterable<TraceFrame>, AutoCloseable {
         }
     }
 
-    private Batch decode(long firstLine, List<String> lines, String failed, boolean last) {
-        List<Object> items = new ArrayList<>(lines.size());
-        for (int i = 0; i < lines.size(); i++) {
-            String line = lines.get(i);
-            if (line.isBlank()) {
+    private Batch decode(Chunk chunk, String failed, boolean last) {
+        List<Object> items = new ArrayList<>(chunk.count());
+        byte[] bytes = chunk.bytes();
+        for (int i = 0; i < chunk.count(); i++) {
+            int from = chunk.starts()[i];
+            int to = chunk.ends()[i];
+            if (blank(bytes, from, to)) {
                 continue;
             }
-            Decoded d = codec.decode(line);
+            Decoded d = codec.decode(bytes, from, to);
             if (d instanceof Decoded.Bad bad) {
-                items.add(where(firstLine + i) + bad.message());
+                items.add(where(chunk.firstLine() + i) + bad.message());
             } else if (d instanceof Decoded.Ok ok) {
                 String node = ok.frame() instanceof Hello h ? h.node() : ok.node();
                 items.add(node == null
-                        ? where(firstLine + i) + "a " + ok.frame().type()
+                        ? where(chunk.firstLine() + i) + "a " + ok.frame().type()
                                 + " frame without the \"node\" key that names its producer"
                         : new TraceFrame(node, ok.frame()));
             }
         }
         return new Batch(items, failed, last);
+    }
+
+    /** Whether the line is empty or white space only, as {@link String#isBlank()} sees its text. */
+    private static boolean blank(byte[] bytes, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (bytes[i] < 0) {
+                return new String(bytes, from, to - from, StandardCharsets.UTF_8).isBlank();
+            }
+            if (!Character.isWhitespace(bytes[i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Lines of one batch: {@code bytes[starts[i], ends[i])} is line {@code firstLine + i}. */
+    private record Chunk(byte[] bytes, int[] starts, int[] ends, int count, long firstLine, boolean last) {
+    }
+
+    /**
+     * Cuts the file into lines as {@link java.io.BufferedReader#readLine()} does (ended by LF, CR or CR LF; a last line
+     * without an end counts), {@link #BATCH} lines or about a megabyte at a time, without decoding text.
+     */
+    private final class Lines {
+        private static final int CHUNK = 1 << 20;
+        private byte[] buf = new byte[CHUNK];
+        /** Bytes of {@code buf} read but not yet cut into lines start at {@code from} and end at {@code filled}. */
+        private int from;
+        private int filled;
+        private boolean eof;
+        private boolean skipLf;
+        private long nextLine = 1;
+        private int[] starts = new int[BATCH];
+        private int[] ends = new int[BATCH];
+        private int count;
+        private byte[] cut;
+
+        /** The next batch of lines; the last one when the file ends. */
+        Chunk next() throws IOException {
+            startChunk();
+            while (count < BATCH) {
+                if (!cutLine()) {
+                    if (eof) {
+                        if (from < filled) {
+                            addLine(from, filled);
+                            from = filled;
+                        }
+                        return chunk(true);
+                    }
+                    if (count > 0 && filled == buf.length) {
+                        break;
+                    }
+                    fill();
+                }
+            }
+            return chunk(false);
+        }
+
+        /** The lines cut before a read failed. */
+        Chunk rest() {
+            return chunk(true);
+        }
+
+        private void startChunk() {
+            count = 0;
+            starts = new int[BATCH];
+            ends = new int[BATCH];
+            // a batch keeps its own bytes; the decoders read them while the next batch is cut
+            byte[] next = new byte[Math.max(CHUNK, filled - from)];
+            System.arraycopy(buf, from, next, 0, filled - from);
+            filled -= from;
+            from = 0;
+            buf = next;
+            cut = buf;
+        }
+
+        /** Cuts one whole line from the unread bytes; false when they hold no line end. */
+        private boolean cutLine() {
+            if (skipLf && from < filled) {
+                skipLf = false;
+                if (buf[from] == '\n') {
+                    from++;
+                }
+            }
+            for (int i = from; i < filled; i++) {
+                byte c = buf[i];
+                if (c == '\n' || c == '\r') {
+                    addLine(from, i);
+                    from = i + 1;
+                    skipLf = c == '\r';
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private void addLine(int start, int end) {
+            starts[count] = start;
+            ends[count] = end;
+            count++;
+            nextLine++;
+        }
+
+        /** Reads more bytes after the unread ones, growing the buffer for a line longer than it. */
+        private void fill() throws IOException {
+            if (filled == buf.length) {
+                // only while no line is cut yet (next() hands those on first): one line longer than the buffer
+                byte[] bigger = new byte[buf.length * 2];
+                System.arraycopy(buf, 0, bigger, 0, filled);
+                buf = bigger;
+                cut = buf;
+            }
+            int n = in.read(buf, filled, buf.length - filled);
+            if (n < 0) {
+                eof = true;
+            } else {
+                filled += n;
+            }
+        }
+
+        private Chunk chunk(boolean last) {
+            return new Chunk(cut, starts, ends, count, nextLine - count, last);
+        }
     }
 
     /** The place of a line in messages, built only for a line that has a problem. */
@@ -223,7 +337,7 @@ final class TraceLines implements Iterable<TraceFrame>, AutoCloseable {
     public void close() throws IOException {
         lineReader.interrupt();
         decoders.shutdownNow();
-        reader.close();
+        in.close();
     }
 
     /** Counts the bytes that pass, for progress over compressed files too. */

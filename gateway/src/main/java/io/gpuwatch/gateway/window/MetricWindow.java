@@ -70,8 +70,8 @@ public final class MetricWindow implements Series, RankedSamples {
     // JVM layout estimates, compressed references: object header 12 bytes, array header 16, 8-byte alignment.
     static final int OBJECT_HEADER = 12;
     static final int ARRAY_HEADER = 16;
-    // 4 references, 9 longs, 4 ints, 1 float, 1 boolean.
-    private static final long SHALLOW_BYTES = align(OBJECT_HEADER + 4 * 4 + 9 * 8 + 4 * 4 + 4 + 1);
+    // 4 references, 10 longs, 4 ints, 1 float, 1 boolean.
+    private static final long SHALLOW_BYTES = align(OBJECT_HEADER + 4 * 4 + 10 * 8 + 4 * 4 + 4 + 1);
 
     private final WindowShape shape;
     private final long res;
@@ -99,6 +99,8 @@ public final class MetricWindow implements Series, RankedSamples {
     private long ignoredLate;
     private final boolean incremental;
     private Running[] running = NO_RUNNING;
+    /** Counts appends, so that a running aggregate asked again before anything changed answers at once. */
+    private long appends;
 
     /** An empty window of the given shape that does not keep transitions. */
     public MetricWindow(WindowShape shape) {
@@ -143,6 +145,7 @@ public final class MetricWindow implements Series, RankedSamples {
      * reading in the same slot replaces the first; a reading older than the fine tier is ignored and counted.
      */
     public void append(long tsMs, double value) {
+        appends++;
         float v = (float) value;
         if (!Float.isFinite(v)) {
             return;
@@ -728,7 +731,10 @@ public final class MetricWindow implements Series, RankedSamples {
         long now = now();
         for (Running r : running) {
             if (r.windowMs == windowMs) {
-                r.sync(now);
+                // a sync repeated with the same end and samples changes nothing: rules read one series many times
+                if (r.syncedAt != now || r.syncedAppends != appends) {
+                    r.sync(now);
+                }
                 return r;
             }
         }
@@ -749,8 +755,8 @@ public final class MetricWindow implements Series, RankedSamples {
      * Slope sums are taken in slots from {@code base} and values from {@code y0}, so they stay small.
      */
     private final class Running {
-        // header, outer reference, 12 longs, 7 doubles, 7 floats, 1 int, 3 booleans
-        static final long BYTES = align(OBJECT_HEADER + 4 + 12 * 8 + 7 * 8 + 7 * 4 + 4 + 3);
+        // header, outer reference, 14 longs, 7 doubles, 7 floats, 1 int, 3 booleans
+        static final long BYTES = align(OBJECT_HEADER + 4 + 14 * 8 + 7 * 8 + 7 * 4 + 4 + 3);
 
         final long windowMs;
         private boolean built;
@@ -783,12 +789,18 @@ public final class MetricWindow implements Series, RankedSamples {
         private float liveMax;
         private double liveX;
 
+        /** The end and the append count of the last sync. */
+        private long syncedAt = NONE;
+        private long syncedAppends;
+
         Running(long windowMs) {
             this.windowMs = windowMs;
         }
 
         /** Moves the covered ranges to the window ending at {@code now}; rebuilds them when it cannot move forward. */
         void sync(long now) {
+            syncedAt = now;
+            syncedAppends = appends;
             long lo = firstSlot(now, windowMs);
             long hi = Math.floorDiv(now, res);
             long fineFirst = newestSlot - fine + 1;

@@ -52,8 +52,9 @@ final class FrameReader {
     private static final Map<String, Metric> APP_METRICS = metricsOf(Metric.Source.APP);
     private static final Map<String, Metric> SCHED_METRICS = metricsOf(Metric.Source.SCHED);
     private static final Map<String, ClockEventReason> REASONS = reasons();
-    private static final double[] MIN = new double[Metric.count()];
-    private static final double[] MAX = new double[Metric.count()];
+    /** Each metric's least and greatest valid reading, by ordinal. */
+    static final double[] MIN = new double[Metric.count()];
+    static final double[] MAX = new double[Metric.count()];
     private static final int QUOTED_CHARS = 64;
     private static final String REDACTED_SOURCE =
             "[Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); ";
@@ -892,7 +893,7 @@ final class FrameReader {
         return at.getLineNr() + ":" + at.getColumnNr();
     }
 
-    private static boolean isNodeName(String s) {
+    static boolean isNodeName(String s) {
         if (s.isEmpty() || s.length() > 253) {
             return false;
         }
