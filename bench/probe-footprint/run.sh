@@ -5,6 +5,8 @@
 # over the window, RSS = VmRSS at its end (and the window's peak of VmRSS samples).
 # Usage: bench/probe-footprint/run.sh [WARM_S=60] [MEASURE_S=120] [VARIANT...]
 #   a VARIANT is extra JVM options for that probe (GPUWATCH_JAVA_OPTS); '' (the default) is the launcher's own.
+#   BASELINE=DIR adds, first, a probe started by DIR/gpuwatch (another checkout, e.g. a `git worktree` of an
+#   older commit, built), so old and new run side by side under the same load.
 # Needs the fake library: mvn -o -B -q -pl node-probe -am test-compile (or the gcc line below).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -48,10 +50,16 @@ cd "$root"
 pids+=($!)
 for _ in $(seq 120); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 1; done
 
+launchers=()
+for _ in "${variants[@]}"; do launchers+=("./gpuwatch"); done
+labels=("${variants[@]/#/\'}"); labels=("${labels[@]/%/\'}")
+if [ -n "${BASELINE:-}" ]; then
+  variants=("" "${variants[@]}"); launchers=("$BASELINE/gpuwatch" "${launchers[@]}"); labels=("baseline $BASELINE" "${labels[@]}")
+fi
 probes=()
 for i in "${!variants[@]}"; do
   FAKE_NVML_SCRIPT="$dir/eight-cards.nvml" FAKE_NVML_STEP_MS=1000 GPUWATCH_JAVA_OPTS="${variants[$i]}" \
-    ./gpuwatch probe --gateway "ws://127.0.0.1:$port" --token-file "$dir/token" --nvml \
+    "${launchers[$i]}" probe --gateway "ws://127.0.0.1:$port" --token-file "$dir/token" --nvml \
     --nvml-library "$fake" --node "fp-$i" > "$dir/probe-$i.log" 2>&1 &
   probes+=($!); pids+=($!)
 done
@@ -74,8 +82,8 @@ echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); warm-up ${warm}
 printf '%-70s %10s %10s %10s\n' "variant (GPUWATCH_JAVA_OPTS)" "CPU %core" "RSS MiB" "peak MiB"
 for i in "${!variants[@]}"; do
   p=${probes[$i]}
-  [ -d "/proc/$p" ] || { echo "probe $i ('${variants[$i]}') died: $(tail -3 "$dir/probe-$i.log")"; continue; }
+  [ -d "/proc/$p" ] || { echo "probe $i (${labels[$i]}) died: $(tail -3 "$dir/probe-$i.log")"; continue; }
   ticks=$(( $(cpu_ticks "$p") - ${t0[$p]} ))
-  printf '%-70s %10.2f %10.1f %10.1f\n' "'${variants[$i]}'" "$(echo "100 * $ticks / $hz / $wall" | bc -l)" \
+  printf '%-70s %10.2f %10.1f %10.1f\n' "${labels[$i]}" "$(echo "100 * $ticks / $hz / $wall" | bc -l)" \
       "$(echo "$(rss_kib "$p") / 1024" | bc -l)" "$(echo "${peak[$p]} / 1024" | bc -l)"
 done

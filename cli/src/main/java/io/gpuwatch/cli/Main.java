@@ -3,6 +3,8 @@ package io.gpuwatch.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
+import java.util.Arrays;
+
 /** The {@code gpuwatch} command line: gateway, probe, demo, rules and token tools. */
 @Command(name = "gpuwatch", mixinStandardHelpOptions = true, version = "gpuwatch 0.1.0",
         description = "Alerting for GPU fleets: node probes, a windowing gateway, composite rules, deduplicated pages.",
@@ -15,7 +17,18 @@ public final class Main implements Runnable {
 
     public static void main(String[] args) {
         Logs.configure();
-        System.exit(commandLine().execute(args));
+        boolean probe = args.length > 0 && args[0].equals("probe");
+        System.exit(probe ? probeCommandLine().execute(Arrays.copyOfRange(args, 1, args.length))
+                : commandLine().execute(args));
+    }
+
+    /**
+     * {@code gpuwatch probe} alone: the probe runs on every GPU node, and building the whole command line would
+     * load every other command's classes (the gateway's among them) into its JVM.
+     */
+    static CommandLine probeCommandLine() {
+        return new CommandLine(new ProbeCommand()).setCommandName("gpuwatch probe")
+                .setCaseInsensitiveEnumValuesAllowed(true);
     }
 
     /** The configured command line, also used by tests. */

@@ -1,12 +1,9 @@
 package io.gpuwatch.cli;
 
-import io.gpuwatch.probe.app.AppScraper;
 import io.gpuwatch.probe.app.ScrapeConfig;
 import io.gpuwatch.probe.app.ScrapeConfigLoad;
 import io.gpuwatch.probe.app.ScrapeConfigLoader;
 import io.gpuwatch.probe.attribution.Attributor;
-import io.gpuwatch.probe.attribution.KubeletConfig;
-import io.gpuwatch.probe.attribution.KubeletPodLabels;
 import io.gpuwatch.probe.attribution.LabelsError;
 import io.gpuwatch.probe.attribution.LabelsWatch;
 import io.gpuwatch.probe.nvml.Nvml;
@@ -20,21 +17,16 @@ import io.gpuwatch.probe.scenario.ScenarioLoader;
 import io.gpuwatch.probe.sim.LabelsFile;
 import io.gpuwatch.probe.sim.SimFleet;
 import io.gpuwatch.probe.sim.SimRecorder;
-import io.gpuwatch.probe.sim.SimRunner;
 import io.gpuwatch.probe.trace.Recording;
-import io.gpuwatch.probe.trace.ReplayReport;
-import io.gpuwatch.probe.trace.ReplayRunner;
-import io.gpuwatch.probe.trace.ReplaySpeed;
 import io.gpuwatch.probe.trace.TraceWriter;
-import io.gpuwatch.probe.uplink.Uplink;
 import io.gpuwatch.probe.uplink.UplinkConfig;
+import io.gpuwatch.probe.uplink.UplinkCore;
 import io.gpuwatch.protocol.Frame;
 import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.rules.dsl.DslException;
 import io.gpuwatch.rules.dsl.Durations;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -54,6 +46,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -154,7 +147,7 @@ final class ProbeCommand implements Callable<Integer> {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
-    private final LongSupplier clock = System::currentTimeMillis;
+    final LongSupplier clock = System::currentTimeMillis;
 
     @Override
     public Integer call() throws Exception {
@@ -181,12 +174,12 @@ final class ProbeCommand implements Callable<Integer> {
             return runNvml(config, err);
         }
         if (source.replay != null) {
-            return runReplay(config, err);
+            return new VertxModes(this).replay(config, err);
         }
         if (source.scenario != null) {
-            return runSim(config, err);
+            return new VertxModes(this).sim(config, err);
         }
-        return runScrapeOnly(config, err);
+        return new VertxModes(this).scrapeOnly(config, err);
     }
 
     /** An option that does not apply to the chosen source, named so the user is not left guessing. */
@@ -218,56 +211,6 @@ final class ProbeCommand implements Callable<Integer> {
             return "--record cannot be combined with --replay: the trace is already a recording";
         }
         return null;
-    }
-
-    private int runSim(UplinkConfig config, PrintWriter err) throws Exception {
-        Scenario sc = loadScenario(source.scenario, err);
-        if (sc == null) {
-            return 1;
-        }
-        ScrapeConfig scrape = loadScrapeConfig(err);
-        if (scrapeConfig != null && scrape == null) {
-            return 1;
-        }
-        Vertx vertx = Vertx.vertx();
-        SimFleet fleet = new SimFleet(sc, clock.getAsLong());
-        SimRunner runner = new SimRunner(vertx, fleet, n -> config, clock);
-        TraceWriter writer = openTrace(err);
-        if (record != null && writer == null) {
-            return 1;
-        }
-        Recording rec = writer == null ? null : new Recording(writer);
-        if (rec != null) {
-            fleet.nodes().forEach(n -> rec.hello(fleet.hello(n)));
-            runner.tap(rec::record);
-        }
-        ScrapeNode scraping = scrape == null ? null : ScrapeNode.start(vertx, config, scrapeHello(), scrape, rec,
-                clock);
-        CountDownLatch done = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            if (scraping != null) {
-                scraping.stop();
-            }
-            Stop.quietly(runner.close(), vertx);
-            closeTrace(writer, err);
-            done.countDown();
-        }, "gpuwatch-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        runner.start();
-        err.println("probe: " + sc.nodes() + " simulated nodes × " + sc.cardsPerNode() + " cards"
-                + (scraping != null ? " and node " + scraping.node() + " scraping " + scrape.targets().size()
-                + " inference servers" : "") + " → " + gateways(config)
-                + (record != null ? ", recording to " + record : ""));
-        err.flush();
-        runner.finished().onComplete(v -> done.countDown());
-        done.await();
-        unhook(hook);
-        if (scraping != null) {
-            scraping.stop();
-        }
-        Stop.quietly(runner.close(), vertx);
-        closeTrace(writer, err);
-        return 0;
     }
 
     /** {@code --sim S --record T} without a gateway: the scenario in virtual time into T, its labels beside it. */
@@ -303,39 +246,6 @@ final class ProbeCommand implements Callable<Integer> {
         return writer.stats().failure() == null ? 0 : 1;
     }
 
-    private int runReplay(UplinkConfig config, PrintWriter err) throws Exception {
-        ReplaySpeed pace;
-        try {
-            pace = ReplaySpeed.parse(speed);
-        } catch (IllegalArgumentException e) {
-            return usage(err, "--speed: " + e.getMessage());
-        }
-        if (!Files.isReadable(source.replay)) {
-            err.println("--replay: cannot read " + source.replay);
-            err.flush();
-            return 2;
-        }
-        Vertx vertx = Vertx.vertx();
-        ReplayRunner runner = new ReplayRunner(vertx, source.replay, n -> config, pace, clock)
-                .errorHandler(e -> {
-                    err.println(e);
-                    err.flush();
-                });
-        if (!keepBootIds) {
-            runner.bootSuffix("replay-" + Long.toString(clock.getAsLong(), 36));
-        }
-        Thread hook = new Thread(() -> Stop.quietly(runner.close().mapEmpty(), vertx), "gpuwatch-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        err.println("probe: replaying " + source.replay + " at " + pace + " → " + gateways(config));
-        err.flush();
-        ReplayReport report = runner.run().toCompletionStage().toCompletableFuture().get();
-        unhook(hook);
-        err.println(report.summary());
-        err.flush();
-        Stop.quietly(Future.succeededFuture(), vertx);
-        return report.complete() ? 0 : 1;
-    }
-
     private int runNvml(UplinkConfig config, PrintWriter err) throws Exception {
         long intervalMs;
         try {
@@ -351,10 +261,14 @@ final class ProbeCommand implements Callable<Integer> {
         if (scrapeConfig != null && scrape == null) {
             return 1;
         }
-        // one node, one connection: a single event loop and a small worker pool keep the probe's footprint low
-        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(2)
-                .setInternalBlockingPoolSize(2));
-        List<Runnable> stops = new ArrayList<>();
+        // Vert.x only for the HTTP clients of --kubelet and --scrape-config; the uplink is the JDK's own WebSocket
+        // client, so a plain NVML probe loads no Vert.x or Netty
+        NvmlHttpClients http = kubelet == null && scrape == null ? null : new NvmlHttpClients();
+        Runnable stopHttp = () -> {
+            if (http != null) {
+                http.stop();
+            }
+        };
         Attributor.Builder attribution = Attributor.builder(clock).procRoot(procRoot);
         if (attributionLabels != null) {
             attribution.labels(new LabelsWatch(attributionLabels, Duration.ofSeconds(5), clock, errors -> {
@@ -365,13 +279,7 @@ final class ProbeCommand implements Callable<Integer> {
             }));
         }
         if (kubelet != null) {
-            KubeletPodLabels pods = new KubeletPodLabels(vertx, KubeletConfig.of(nodeName).withUrl(kubelet), problem -> {
-                err.println("kubelet: " + problem);
-                err.flush();
-            });
-            pods.start();
-            stops.add(() -> await(pods.stop()));
-            attribution.podLabels(pods);
+            attribution.podLabels(http.podLabels(nodeName, kubelet, err));
         }
         String library = nvmlLibrary != null ? nvmlLibrary : Nvml.defaultLibrary();
         NvmlResult<NvmlProbe> opened = NvmlProbe.open(library, clock, attribution.build(), NvmlProbe.EVENT_WAIT_MS);
@@ -379,36 +287,32 @@ final class ProbeCommand implements Callable<Integer> {
         if (failure != null) {
             err.println("--nvml: cannot open NVML from " + library + ": " + failure);
             err.flush();
-            Stop.quietly(Future.succeededFuture(), vertx);
+            stopHttp.run();
             return 1;
         }
         NvmlProbe probe = opened.orElse(null);
         Hello hello = probe.hello(nodeName, UUID.randomUUID().toString(), PROBE_NAME, labels);
-        Uplink uplink = new Uplink(vertx, config, hello);
+        UplinkCore uplink = UplinkCore.overJdk(config, hello, clock);
         uplink.intervalHandler(probe::intervalMs);
         TraceWriter writer = openTrace(err);
         if (record != null && writer == null) {
             probe.close();
-            Stop.quietly(Future.succeededFuture(), vertx);
+            stopHttp.run();
             return 1;
         }
         Consumer<Frame> sink = writer == null ? uplink::send : new Recording(writer).tee(hello, uplink::send);
-        AppScraper scraper = scrape == null ? null : new AppScraper(vertx, scrape, clock, sink);
         CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             probe.close();
-            if (scraper != null) {
-                await(scraper.stop());
-            }
-            stops.forEach(Runnable::run);
-            Stop.quietly(uplink.close(), vertx);
+            stopHttp.run();
+            await(uplink.close());
             closeTrace(writer, err);
             done.countDown();
         }, "gpuwatch-shutdown"));
         uplink.start();
         probe.start(intervalMs, sink);
-        if (scraper != null) {
-            scraper.start();
+        if (scrape != null) {
+            http.scrape(scrape, clock, sink);
         }
         err.println("probe: node " + nodeName + ", " + probe.cards().size() + " GPUs through " + library + " every "
                 + intervalMs + " ms → " + gateways(config) + (record != null ? ", recording to " + record : ""));
@@ -417,43 +321,14 @@ final class ProbeCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** A node without GPUs (a CPU-only router, a test box) that only scrapes inference servers. */
-    private int runScrapeOnly(UplinkConfig config, PrintWriter err) throws Exception {
-        ScrapeConfig scrape = loadScrapeConfig(err);
-        if (scrape == null) {
-            return 1;
-        }
-        TraceWriter writer = openTrace(err);
-        if (record != null && writer == null) {
-            return 1;
-        }
-        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(2)
-                .setInternalBlockingPoolSize(2));
-        ScrapeNode scraping = ScrapeNode.start(vertx, config, scrapeHello(), scrape,
-                writer == null ? null : new Recording(writer), clock);
-        CountDownLatch done = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            scraping.stop();
-            Stop.quietly(Future.succeededFuture(), vertx);
-            closeTrace(writer, err);
-            done.countDown();
-        }, "gpuwatch-shutdown"));
-        err.println("probe: node " + scraping.node() + " without GPUs, scraping " + scrape.targets().size()
-                + " inference servers every " + scrape.interval().toMillis() + " ms → " + gateways(config)
-                + (record != null ? ", recording to " + record : ""));
-        err.flush();
-        done.await();
-        return 0;
-    }
-
     /** The hello of a node that has no cards to report, only its inference servers. */
-    private Hello scrapeHello() {
+    Hello scrapeHello() {
         return new Hello(Frame.VERSION, node != null ? node : hostName(), UUID.randomUUID().toString(), PROBE_NAME,
                 null, null, labels, List.of());
     }
 
     /** The --scrape-config file, or null when not given or after printing its errors. */
-    private ScrapeConfig loadScrapeConfig(PrintWriter err) {
+    ScrapeConfig loadScrapeConfig(PrintWriter err) {
         if (scrapeConfig == null) {
             return null;
         }
@@ -518,14 +393,14 @@ final class ProbeCommand implements Callable<Integer> {
     }
 
     /** The gateways an uplink of this config tries, for the start-up line. */
-    private static String gateways(UplinkConfig c) {
+    static String gateways(UplinkConfig c) {
         StringBuilder b = new StringBuilder(c.ssl() ? "wss://" : "ws://").append(c.host()).append(':').append(c.port())
                 .append(c.path());
         c.others().forEach(u -> b.append(", ").append(u));
         return b.toString();
     }
 
-    private TraceWriter openTrace(PrintWriter err) {
+    TraceWriter openTrace(PrintWriter err) {
         if (record == null) {
             return null;
         }
@@ -538,7 +413,7 @@ final class ProbeCommand implements Callable<Integer> {
         }
     }
 
-    private static void closeTrace(TraceWriter writer, PrintWriter err) {
+    static void closeTrace(TraceWriter writer, PrintWriter err) {
         if (writer == null) {
             return;
         }
@@ -550,7 +425,7 @@ final class ProbeCommand implements Callable<Integer> {
         }
     }
 
-    private int usage(PrintWriter err, String message) {
+    int usage(PrintWriter err, String message) {
         err.println(message);
         err.flush();
         return 2;
@@ -566,7 +441,7 @@ final class ProbeCommand implements Callable<Integer> {
     }
 
     /** A run that ended by itself needs no shutdown hook, which would otherwise close a closed Vert.x at exit. */
-    private static void unhook(Thread hook) {
+    static void unhook(Thread hook) {
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException shuttingDown) {
@@ -575,13 +450,14 @@ final class ProbeCommand implements Callable<Integer> {
     }
 
     /** Waits up to 5 s for a stopping step, ignoring its failure. */
-    static void await(Future<?> f) {
+    static void await(CompletableFuture<?> f) {
         try {
-            f.toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+            f.get(5, TimeUnit.SECONDS);
         } catch (Exception ignored) {
             // stopping is best effort: the process is ending
         }
     }
+
 
     /** The scenario, or null after printing its errors with their positions. */
     static Scenario loadScenario(Path file, PrintWriter err) {
@@ -596,13 +472,26 @@ final class ProbeCommand implements Callable<Integer> {
         return ((ScenarioLoad.Loaded) load).scenario();
     }
 
-    /** Stops a runner and its Vert.x within a bound, whatever state they are in. */
+    /**
+     * Stops a runner and its Vert.x within a bound, whatever state they are in. Apart from the command, whose
+     * methods picocli lists: a Vert.x type in their signatures would load Vert.x into the lean NVML probe.
+     */
     static final class Stop {
         private Stop() {
         }
 
         static void quietly(Future<Void> closing, Vertx vertx) {
             await(closing);
+            await(vertx.close());
+        }
+
+        /** Waits up to 5 s for a stopping step, ignoring its failure. */
+        static void await(Future<?> f) {
+            ProbeCommand.await(f.toCompletionStage().toCompletableFuture());
+        }
+
+        /** Closes a Vert.x within a bound. */
+        static void vertx(Vertx vertx) {
             await(vertx.close());
         }
     }

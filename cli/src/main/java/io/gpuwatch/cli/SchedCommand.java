@@ -166,7 +166,7 @@ final class SchedCommand implements Callable<Integer> {
         producer.start();
         CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            ProbeCommand.await(producer.stop());
+            ProbeCommand.Stop.await(producer.stop());
             ProbeCommand.Stop.quietly(uplink.close(), vertx);
             done.countDown();
         }, "gpuwatch-shutdown"));
@@ -188,7 +188,7 @@ final class SchedCommand implements Callable<Integer> {
         };
         SchedProducer producer = new SchedProducer(vertx, src, every, System::currentTimeMillis, printer);
         if (once) {
-            ProbeCommand.await(src.start());
+            ProbeCommand.Stop.await(src.start());
             producer.readOnce().toCompletionStage().toCompletableFuture().get();
             ProbeCommand.Stop.quietly(src.close(), vertx);
             return 0;

@@ -42,7 +42,7 @@ final class ScrapeNode {
 
     /** Stops scraping and closes the connection, waiting a few seconds at most. */
     void stop() {
-        ProbeCommand.await(scraper.stop());
-        ProbeCommand.await(uplink.close());
+        ProbeCommand.Stop.await(scraper.stop());
+        ProbeCommand.Stop.await(uplink.close());
     }
 }

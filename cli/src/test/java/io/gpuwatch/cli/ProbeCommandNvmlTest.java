@@ -144,6 +144,7 @@ class ProbeCommandNvmlTest {
         Gateway live = gateway(vertx, arrivals, web);
 
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xlog:class+load:file=" + dir.resolve("classes.log"),
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(), "probe",
                 "--gateway", "ws://127.0.0.1:" + live.port(), "--token-file", token.toString(),
                 "--nvml", "--nvml-library", FAKE.toString(), "--node", "node-a", "--label", "cluster=test",
@@ -166,6 +167,12 @@ class ProbeCommandNvmlTest {
         assertEquals("node-a", pages.get(0).getString("node"), "one page for the node of the lost card");
         assertEquals(2, live.fleet().node("node-a").cards().size(), log);
         assertEquals("test", live.fleet().node("node-a").label("labels.cluster"));
+
+        // the NVML probe's uplink is the JDK's WebSocket client, and picocli sees the probe command alone
+        List<String> loaded = Files.readAllLines(dir.resolve("classes.log"));
+        assertTrue(loaded.stream().anyMatch(l -> l.contains(" io.gpuwatch.probe.uplink.JdkTransport ")), "log read");
+        assertEquals(List.of(), loaded.stream().filter(l -> l.matches(".* (io\\.vertx|io\\.netty|io\\.gpuwatch\\.gateway)\\..*"))
+                .toList(), "a probe without --kubelet or --scrape-config loads no Vert.x, Netty or gateway class");
 
         List<JsonObject> lines = traceLines(trace);
         JsonObject hello = lines.get(0);

@@ -1,121 +1,28 @@
 package io.gpuwatch.probe.uplink;
 
-import io.gpuwatch.protocol.Ack;
-import io.gpuwatch.protocol.App;
-import io.gpuwatch.protocol.ConfigFrame;
-import io.gpuwatch.protocol.ErrorFrame;
-import io.gpuwatch.protocol.Event;
 import io.gpuwatch.protocol.Frame;
 import io.gpuwatch.protocol.Hello;
-import io.gpuwatch.protocol.Sample;
-import io.gpuwatch.protocol.Sched;
-import io.gpuwatch.protocol.Welcome;
-import io.gpuwatch.protocol.codec.Decoded;
-import io.gpuwatch.protocol.codec.FrameCodec;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.UpgradeRejectedException;
-import io.vertx.core.http.WebSocket;
-import io.vertx.core.http.WebSocketClient;
-import io.vertx.core.http.WebSocketClientOptions;
-import io.vertx.core.http.WebSocketConnectOptions;
-import io.vertx.core.net.PemTrustOptions;
 
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.NavigableMap;
 import java.util.SplittableRandom;
-import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
-import java.util.logging.Logger;
 import java.util.random.RandomGenerator;
 
 /**
- * One node's WebSocket connection to the gateway (protocol v1). It numbers frames with a seq that starts at 1
- * for the hello's bootId and survives reconnects, holds every frame until the gateway acknowledges it, replays
- * the frames after {@code welcome.ackedSeq} on each new connection, and reconnects with jittered exponential
- * back-off. Its buffer is bounded: when full it drops the oldest reading first and an event only when it holds
- * nothing else, then says so with a {@code probe_degraded} event after the next welcome.
- * With more than one gateway configured it tries them in turn when a connection fails or drops, the back-off
- * doubling per round through the list, and a welcome that carries a {@code redirect} (a clustered gateway that
- * does not own this node) sends it straight to the gateway named there, at most {@value #MAX_REDIRECTS} times in
- * a row before it backs off.
- * All state lives on one Vert.x context; methods may be called from any thread and never block.
+ * An {@link UplinkCore} (protocol v1: seq, acks, replay, bounded buffer, back-off, failover, redirects) over
+ * Vert.x's WebSocket client, for producers that run Vert.x anyway: simulated fleets, replays, scrape-only nodes,
+ * {@code sched}. All state lives on one Vert.x context; methods may be called from any thread and never block.
  */
 public final class Uplink {
-    private static final Logger LOG = Logger.getLogger(Uplink.class.getName());
-    private static final short NORMAL = 1000;
-    private static final short GOING_AWAY = 1001;
     /** Redirects followed in a row without a welcome that keeps the node: more means the gateways disagree. */
-    static final int MAX_REDIRECTS = 3;
+    static final int MAX_REDIRECTS = UplinkCore.MAX_REDIRECTS;
 
-    private enum State { NEW, CONNECTING, AWAITING_WELCOME, READY, BACKING_OFF, SUSPENDED, CLOSED }
-
-    /** One gateway's probe endpoint. */
-    private record Target(boolean ssl, String host, int port, String path) {
-        static Target of(URI u) {
-            boolean tls = "wss".equals(u.getScheme());
-            return new Target(tls, u.getHost(), u.getPort() > 0 ? u.getPort() : tls ? 443 : 80, UplinkConfig.pathOf(u));
-        }
-
-        @Override
-        public String toString() {
-            return (ssl ? "wss://" : "ws://") + host + ":" + port + path;
-        }
-    }
-
-    /** A numbered frame, in wire form, that the gateway has not acknowledged yet. */
-    private record Held(long seq, String text, int bytes) {
-    }
-
-    private final Vertx vertx;
-    private final UplinkConfig config;
-    private final Hello hello;
-    private final LongSupplier clock;
-    private final RandomGenerator random;
-    private final FrameCodec codec = new FrameCodec();
-    private final String helloText;
+    private final UplinkCore core;
     private final Context context;
-    private final WebSocketClient client;
-    private final List<Target> targets = new ArrayList<>();
-
-    private final TreeMap<Long, Held> buffer = new TreeMap<>();
-    // seqs of the readings in the buffer, oldest first: the drop order when it is full
-    private final ArrayDeque<Long> readingSeqs = new ArrayDeque<>();
-    private long heldBytes;
-    private long nextSeq = 1;
-    private long writtenUpTo;
-    private State state = State.NEW;
-    private WebSocket ws;
-    private int attempt;
-    private long connectId;
-    private long timer = -1;
-    private long unreportedSamples;
-    private long unreportedEvents;
-    private long unreportedLow = Long.MAX_VALUE;
-    private long unreportedHigh;
-    private LongConsumer intervalHandler = ms -> { };
-    private int targetIndex;
-    private Target redirect;
-    private int redirectsInRow;
-
-    // written on the context only, read from anywhere
-    private volatile boolean connected;
-    private volatile long lastSeq;
-    private volatile long framesWritten;
-    private volatile long ackedSeq;
-    private volatile long droppedSamples;
-    private volatile long droppedEvents;
-    private volatile long reconnects;
-    private volatile int bufferedFrames;
-    private volatile long bufferedBytes;
-    private volatile String gateway;
 
     /** An uplink on the wall clock with an unseeded jitter source. */
     public Uplink(Vertx vertx, UplinkConfig config, Hello hello) {
@@ -127,414 +34,69 @@ public final class Uplink {
      * @param random the back-off jitter
      */
     public Uplink(Vertx vertx, UplinkConfig config, Hello hello, LongSupplier clock, RandomGenerator random) {
-        this.vertx = vertx;
-        this.config = config;
-        this.hello = hello;
-        this.clock = clock;
-        this.random = random;
-        this.helloText = codec.encode(hello);
-        this.context = vertx.getOrCreateContext();
-        targets.add(new Target(config.ssl(), config.host(), config.port(), config.path()));
-        config.others().forEach(u -> targets.add(Target.of(u)));
-        this.gateway = targets.get(0).toString();
-        WebSocketClientOptions options = new WebSocketClientOptions()
-                .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, config.welcomeTimeoutMs()));
-        if (config.ssl()) {
-            options.setSsl(true);
-        }
-        // per connection the target says whether it is TLS; a wss:// one checks the host and trusts the PEM
-        options.setVerifyHost(true);
-        if (config.trustPemPath() != null) {
-            options.setTrustOptions(new PemTrustOptions().addCertPath(config.trustPemPath()));
-        }
-        this.client = vertx.createWebSocketClient(options);
+        VertxTransport transport = new VertxTransport(vertx, config);
+        this.core = new UplinkCore(transport, config, hello, clock, random);
+        this.context = transport.context();
+    }
+
+    private Uplink(UplinkCore core, Context context) {
+        this.core = core;
+        this.context = context;
+    }
+
+    /** The same protocol over the JDK's WebSocket client, answering on {@code vertx}: the tests run both. */
+    static Uplink overJdk(Vertx vertx, UplinkConfig config, Hello hello, LongSupplier clock, RandomGenerator random) {
+        return new Uplink(new UplinkCore(new JdkTransport(config), config, hello, clock, random),
+                vertx.getOrCreateContext());
     }
 
     /** The node this uplink speaks for. */
     public String node() {
-        return hello.node();
+        return core.node();
     }
 
     /** Called on the uplink's context when the gateway asks for another sampling interval (a config frame). */
     public Uplink intervalHandler(LongConsumer handler) {
-        this.intervalHandler = handler;
+        core.intervalHandler(handler);
         return this;
     }
 
     /** Starts connecting; succeeds at once, and the uplink keeps trying until it is closed. */
     public Future<Void> start() {
-        Promise<Void> started = Promise.promise();
-        onContext(() -> {
-            if (state != State.NEW) {
-                started.fail(new IllegalStateException("uplink of " + node() + " was already started"));
-                return;
-            }
-            connect();
-            started.complete();
-        });
-        return started.future();
+        return onContext(core.start());
     }
 
-    /**
-     * Numbers the frame, holds it until acknowledged and writes it when connected. Takes the numbered frames a
-     * producer sends: sample, event, app, sched; their own seq is ignored.
-     */
+    /** See {@link UplinkCore#send(Frame)}. */
     public void send(Frame frame) {
-        boolean reading = frame instanceof Sample || frame instanceof App || frame instanceof Sched;
-        if (!reading && !(frame instanceof Event)) {
-            throw new IllegalArgumentException("an uplink sends sample, event, app and sched frames, not '" + frame.type() + "'");
-        }
-        onContext(() -> hold(frame, reading));
+        core.send(frame);
     }
 
     /** Drops the connection and stays away, buffering what is sent, until {@link #resume()}. */
     public Future<Void> suspend() {
-        Promise<Void> done = Promise.promise();
-        onContext(() -> {
-            if (state == State.CLOSED) {
-                done.complete();
-                return;
-            }
-            state = State.SUSPENDED;
-            cancelTimer();
-            disconnect(GOING_AWAY, "node silent").onComplete(ar -> done.complete());
-        });
-        return done.future();
+        return onContext(core.suspend());
     }
 
     /** Connects again at once after {@link #suspend()}. */
     public void resume() {
-        onContext(() -> {
-            if (state == State.SUSPENDED) {
-                attempt = 0;
-                connect();
-            }
-        });
+        core.resume();
     }
 
     /** Closes the connection with 1000 and stops reconnecting; frames still unacknowledged are let go. */
     public Future<Void> close() {
-        Promise<Void> done = Promise.promise();
-        onContext(() -> {
-            state = State.CLOSED;
-            cancelTimer();
-            disconnect(NORMAL, "probe stopping").transform(ar -> client.close()).onComplete(done);
-        });
-        return done.future();
+        return onContext(core.close());
     }
 
     /** The probe URL of the gateway this uplink is connected or connecting to now. */
     public String gateway() {
-        return gateway;
+        return core.gateway();
     }
 
     /** The counters as they are now. */
     public UplinkStats stats() {
-        return new UplinkStats(connected, lastSeq, framesWritten, ackedSeq, droppedSamples, droppedEvents, reconnects,
-                bufferedFrames, bufferedBytes);
+        return core.stats();
     }
 
-    // ---- connection
-
-    private void connect() {
-        state = State.CONNECTING;
-        Target to = target();
-        gateway = to.toString();
-        WebSocketConnectOptions options = new WebSocketConnectOptions().setHost(to.host())
-                .setPort(to.port()).setURI(to.path()).setSsl(to.ssl());
-        if (config.token() != null) {
-            options.addHeader("Authorization", "Bearer " + config.token());
-        }
-        long id = ++connectId;
-        client.connect(options).onComplete(ar -> {
-            // a suspend, close or newer attempt since makes this result stale
-            if (state != State.CONNECTING || id != connectId) {
-                if (ar.succeeded()) {
-                    ar.result().close(GOING_AWAY, "no longer wanted");
-                }
-                return;
-            }
-            if (ar.failed()) {
-                Throwable e = ar.cause();
-                String why = e instanceof UpgradeRejectedException r && r.getStatus() == 401
-                        ? "the gateway refused the token (HTTP 401)" : e.getMessage();
-                log(node() + ": cannot connect to " + where() + ": " + why);
-                retry();
-                return;
-            }
-            opened(ar.result());
-        });
-    }
-
-    private void opened(WebSocket socket) {
-        ws = socket;
-        socket.textMessageHandler(this::onText);
-        socket.binaryMessageHandler(b -> LOG.fine(() -> node() + ": ignoring a binary frame from the gateway"));
-        socket.exceptionHandler(e -> LOG.fine(() -> node() + ": " + e.getMessage()));
-        socket.closeHandler(v -> closed(socket));
-        state = State.AWAITING_WELCOME;
-        socket.writeTextMessage(helloText);
-        timer = vertx.setTimer(config.welcomeTimeoutMs(), id -> {
-            timer = -1;
-            if (state == State.AWAITING_WELCOME && ws == socket) {
-                log(node() + ": no welcome from " + where() + " within " + config.welcomeTimeoutMs() + " ms");
-                socket.close(NORMAL, "no welcome");
-            }
-        });
-    }
-
-    private void closed(WebSocket socket) {
-        if (socket != ws) {
-            return;
-        }
-        ws = null;
-        connected = false;
-        if (state == State.AWAITING_WELCOME || state == State.READY) {
-            Short code = socket.closeStatusCode();
-            log(node() + ": connection to " + where() + " closed" + (code == null ? "" : " (" + code
-                    + (socket.closeReason() == null ? "" : " " + socket.closeReason()) + ")"));
-            retry();
-        }
-    }
-
-    private Target target() {
-        return redirect != null ? redirect : targets.get(targetIndex);
-    }
-
-    /**
-     * After a failure the next configured gateway is tried, unless the failed one was a redirect's target:
-     * then the gateway that redirected is asked again, and names the node's new owner once the cluster knows.
-     */
-    private void retry() {
-        cancelTimer();
-        if (redirect != null) {
-            redirect = null;
-        } else {
-            targetIndex = (targetIndex + 1) % targets.size();
-        }
-        redirectsInRow = 0;
-        state = State.BACKING_OFF;
-        long delay = config.backoff().delayMs(attempt++, targets.size(), random.nextDouble());
-        timer = vertx.setTimer(delay, id -> {
-            timer = -1;
-            if (state == State.BACKING_OFF) {
-                reconnects++;
-                connect();
-            }
-        });
-    }
-
-    private Future<Void> disconnect(short code, String reason) {
-        connected = false;
-        WebSocket socket = ws;
-        ws = null;
-        return socket == null ? Future.succeededFuture() : socket.close(code, reason).recover(e -> Future.succeededFuture());
-    }
-
-    private void cancelTimer() {
-        if (timer >= 0) {
-            vertx.cancelTimer(timer);
-            timer = -1;
-        }
-    }
-
-    // ---- gateway frames
-
-    private void onText(String text) {
-        Decoded decoded = codec.decode(text);
-        if (decoded instanceof Decoded.Bad bad) {
-            LOG.warning(() -> node() + ": unreadable frame from the gateway: " + bad.message());
-            return;
-        }
-        Frame frame = ((Decoded.Ok) decoded).frame();
-        if (frame instanceof Welcome w) {
-            welcomed(w);
-        } else if (frame instanceof Ack a) {
-            acked(a.seq());
-        } else if (frame instanceof ErrorFrame e) {
-            refused(e);
-        } else if (frame instanceof ConfigFrame c) {
-            intervalHandler.accept(c.intervalMs());
-        } else {
-            LOG.warning(() -> node() + ": the gateway sent a '" + frame.type() + "' frame, which only producers send");
-        }
-    }
-
-    private void welcomed(Welcome w) {
-        if (state != State.AWAITING_WELCOME) {
-            LOG.fine(() -> node() + ": ignoring a second welcome");
-            return;
-        }
-        if (w.redirect() != null) {
-            redirected(w.redirect());
-            return;
-        }
-        cancelTimer();
-        state = State.READY;
-        attempt = 0;
-        redirectsInRow = 0;
-        connected = true;
-        acked(w.ackedSeq());
-        writtenUpTo = w.ackedSeq();
-        LOG.fine(() -> node() + ": welcomed by " + where() + ", gateway holds up to seq " + w.ackedSeq());
-        pump();
-        reportDrops();
-    }
-
-    private void redirected(String url) {
-        cancelTimer();
-        String from = where();
-        if (++redirectsInRow > MAX_REDIRECTS) {
-            LOG.warning(() -> node() + ": " + MAX_REDIRECTS + " redirects in a row, the last from " + from + " to "
-                    + url + "; backing off");
-            disconnect(NORMAL, "too many redirects");
-            retry();
-            return;
-        }
-        LOG.info(() -> node() + ": " + from + " redirects to " + url);
-        disconnect(NORMAL, "redirected");
-        // the codec let through only a ws:// or wss:// URL with a host
-        redirect = Target.of(URI.create(url));
-        connect();
-    }
-
-    private void refused(ErrorFrame e) {
-        LOG.warning(() -> node() + ": gateway error " + e.code() + (e.frameSeq() == null ? "" : " on seq " + e.frameSeq())
-                + ": " + e.message());
-        if (state == State.AWAITING_WELCOME && ws != null) {
-            // refused at hello: the close handler backs off
-            ws.close(NORMAL, "refused");
-        }
-    }
-
-    private void acked(long seq) {
-        if (seq > ackedSeq) {
-            ackedSeq = seq;
-        }
-        NavigableMap<Long, Held> done = buffer.headMap(seq, true);
-        for (Held h : done.values()) {
-            heldBytes -= h.bytes;
-        }
-        done.clear();
-        while (!readingSeqs.isEmpty() && readingSeqs.peekFirst() <= seq) {
-            readingSeqs.pollFirst();
-        }
-        sizes();
-    }
-
-    // ---- buffer
-
-    private void hold(Frame frame, boolean reading) {
-        hold(frame, reading, true);
-    }
-
-    /** {@code bounded} false lets the buffer overshoot by this frame: a drop report must not cause a drop. */
-    private void hold(Frame frame, boolean reading, boolean bounded) {
-        if (state == State.CLOSED) {
-            LOG.fine(() -> node() + ": closed, not sending a '" + frame.type() + "' frame");
-            return;
-        }
-        long seq = nextSeq++;
-        String text = codec.encode(numbered(frame, seq));
-        Held held = new Held(seq, text, text.getBytes(StandardCharsets.UTF_8).length);
-        buffer.put(seq, held);
-        if (reading) {
-            readingSeqs.addLast(seq);
-        }
-        heldBytes += held.bytes;
-        lastSeq = seq;
-        while (bounded && (buffer.size() > config.maxBufferedFrames() || heldBytes > config.maxBufferedBytes())
-                && buffer.size() > 1) {
-            dropOne();
-        }
-        sizes();
-        pump();
-    }
-
-    private void dropOne() {
-        Held dropped;
-        if (!readingSeqs.isEmpty()) {
-            dropped = buffer.remove(readingSeqs.pollFirst());
-            droppedSamples++;
-            unreportedSamples++;
-        } else {
-            dropped = buffer.pollFirstEntry().getValue();
-            droppedEvents++;
-            unreportedEvents++;
-        }
-        heldBytes -= dropped.bytes;
-        unreportedLow = Math.min(unreportedLow, dropped.seq);
-        unreportedHigh = Math.max(unreportedHigh, dropped.seq);
-    }
-
-    private void reportDrops() {
-        if (unreportedSamples + unreportedEvents == 0) {
-            return;
-        }
-        String text = "uplink buffer full (" + config.maxBufferedFrames() + " frames / " + config.maxBufferedBytes()
-                + " bytes): dropped " + unreportedSamples + " samples and " + unreportedEvents + " events between seq "
-                + unreportedLow + " and " + unreportedHigh;
-        LOG.warning(() -> node() + ": " + text);
-        unreportedSamples = 0;
-        unreportedEvents = 0;
-        unreportedLow = Long.MAX_VALUE;
-        unreportedHigh = 0;
-        hold(new Event(0, clock.getAsLong(), null, "probe_degraded", null, text, null), false, false);
-    }
-
-    /** Writes the held frames after the last one written, in seq order, as far as the socket takes them. */
-    private void pump() {
-        if (state != State.READY || ws == null) {
-            return;
-        }
-        for (Held h : buffer.tailMap(writtenUpTo, false).values()) {
-            if (ws.writeQueueFull()) {
-                ws.drainHandler(v -> pump());
-                return;
-            }
-            ws.writeTextMessage(h.text);
-            writtenUpTo = h.seq;
-            framesWritten++;
-        }
-    }
-
-    private void sizes() {
-        bufferedFrames = buffer.size();
-        bufferedBytes = heldBytes;
-    }
-
-    private static Frame numbered(Frame f, long seq) {
-        if (f instanceof Sample s) {
-            return new Sample(seq, s.ts(), s.cards());
-        }
-        if (f instanceof Event e) {
-            return new Event(seq, e.ts(), e.uuid(), e.kind(), e.xid(), e.text(), e.pid());
-        }
-        if (f instanceof App a) {
-            return new App(seq, a.ts(), a.task(), a.business(), a.source(), a.values());
-        }
-        Sched s = (Sched) f;
-        return new Sched(seq, s.ts(), s.queue(), s.values(), s.tasks());
-    }
-
-    private void onContext(Runnable action) {
-        if (Vertx.currentContext() == context) {
-            action.run();
-        } else {
-            context.runOnContext(v -> action.run());
-        }
-    }
-
-    private String where() {
-        return gateway;
-    }
-
-    /** The first failure of a streak at each gateway is worth a warning; the retries that follow are not. */
-    private void log(String message) {
-        if (attempt < targets.size()) {
-            LOG.warning(message);
-        } else {
-            LOG.fine(message);
-        }
+    private Future<Void> onContext(CompletableFuture<Void> f) {
+        return Future.fromCompletionStage(f, context);
     }
 }

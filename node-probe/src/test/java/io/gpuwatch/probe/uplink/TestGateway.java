@@ -10,6 +10,7 @@ import io.gpuwatch.protocol.codec.FrameCodec;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.ServerWebSocket;
 
 import java.util.ArrayList;
@@ -67,7 +68,12 @@ public final class TestGateway {
     }
 
     public Future<Integer> start() {
-        server = vertx.createHttpServer().requestHandler(req -> {
+        return start(new HttpServerOptions());
+    }
+
+    /** Listens with these options (TLS, say) on a free port of localhost. */
+    public Future<Integer> start(HttpServerOptions options) {
+        server = vertx.createHttpServer(options).requestHandler(req -> {
             if (!("Bearer " + TOKEN).equals(req.getHeader("Authorization"))) {
                 refused.incrementAndGet();
                 req.response().setStatusCode(401).end("missing or unknown bearer token");

@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 @Timeout(value = 20, timeUnit = TimeUnit.SECONDS)
 class UplinkTest {
-    private static final long NOW = 1_764_700_000_000L;
+    static final long NOW = 1_764_700_000_000L;
     private static final String UUID = "GPU-3f1c0000-0000-0000-0000-000000000001";
     private TestGateway gateway;
     private int port;
@@ -53,7 +53,7 @@ class UplinkTest {
         return UplinkConfig.of("localhost", port, TestGateway.TOKEN).withBackoff(new Backoff(10, 40));
     }
 
-    private static Hello hello() {
+    static Hello hello() {
         return new Hello(Frame.VERSION, "gpu-a17", "5b2f-boot", "test-probe/1", "580.95.05", "13.580.95.05",
                 Map.of("rack", "r12"), List.of(new CardInfo(UUID, 0, "NVIDIA H100 80GB HBM3", "00000000:1B:00.0",
                 85_520_809_984L, 700.0, 1980, false)));
@@ -68,7 +68,7 @@ class UplinkTest {
         return new Event(0, NOW, UUID, "xid", code, "Xid " + code, 4242L);
     }
 
-    private Uplink uplink(Vertx vertx, UplinkConfig config) {
+    Uplink uplink(Vertx vertx, UplinkConfig config) {
         return new Uplink(vertx, config, hello(), () -> NOW, new SplittableRandom(7));
     }
 
