@@ -4,6 +4,8 @@ import io.gpuwatch.gateway.ack.Acknowledgements;
 import io.gpuwatch.gateway.ack.PagerHook;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.baseline.BaselineKeeper;
+import io.gpuwatch.gateway.capacity.UsageKeeper;
+import io.gpuwatch.gateway.capacity.UsageSampler;
 import io.gpuwatch.gateway.checkpoint.Checkpoint;
 import io.gpuwatch.gateway.checkpoint.Evaluation;
 import io.gpuwatch.gateway.checkpoint.EvaluationFile;
@@ -130,6 +132,8 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private AsyncStore store;
     private OutboxSender outbox;
     private Digests digests;
+    private UsageKeeper.Settings historySettings = UsageKeeper.Settings.DEFAULTS;
+    private UsageKeeper usage;
     private Cluster cluster;
     /** Nodes being taken over without their probe, so a second membership change does not start it again. */
     private final Set<String> adopting = new HashSet<>();
@@ -258,6 +262,13 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                     }
                     if (digests != null) {
                         digests.start(vertx, new Digests.Sources(() -> ledger, fleet, coverage));
+                    }
+                    if (store != null) {
+                        // each gateway of a cluster writes the cards of the nodes it owns into its own store
+                        usage = new UsageKeeper(vertx, store, new UsageSampler(fleet,
+                                node -> cluster == null || cluster.owns(node), historySettings.resolutionMs()),
+                                clock, historySettings, () -> fleet.pricing().currency());
+                        usage.start();
                     }
                     LOG.info("gateway listening on " + config.host() + ":" + s.actualPort()
                             + (tls == null ? "" : " (TLS)") + " with "
@@ -677,6 +688,9 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         if (digests != null) {
             digests.stop();
         }
+        if (usage != null) {
+            usage.stop();
+        }
         if (shareTimer >= 0) {
             vertx.cancelTimer(shareTimer);
         }
@@ -963,6 +977,20 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     public Gateway digests(Digests digests) {
         this.digests = digests;
         return this;
+    }
+
+    /**
+     * Keeps the usage history for the capacity report at {@code settings}' resolution and retention (default: one
+     * minute for 30 days), when the gateway runs on a data directory; call before deploying.
+     */
+    public Gateway usageHistory(UsageKeeper.Settings settings) {
+        this.historySettings = java.util.Objects.requireNonNull(settings, "settings");
+        return this;
+    }
+
+    @Override
+    public Optional<UsageKeeper> usage() {
+        return Optional.ofNullable(usage);
     }
 
     /** The digests this gateway sends, if it was given any. */
