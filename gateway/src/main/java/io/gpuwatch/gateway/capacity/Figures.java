@@ -7,12 +7,13 @@ final class Figures {
     private Figures() {
     }
 
-    /** Card-hours and the like: one decimal below 100, none above; "—" when unknown. */
+    /** Card-hours and the like: two decimals below 10, one below 100, none above; "—" when unknown. */
     static String hours(double v) {
         if (Double.isNaN(v)) {
             return "—";
         }
-        return String.format(Locale.ROOT, Math.abs(v) < 100 ? "%.1f" : "%,.0f", v);
+        double a = Math.abs(v);
+        return String.format(Locale.ROOT, a < 10 ? "%.2f" : a < 100 ? "%.1f" : "%,.0f", v);
     }
 
     /** A share as a whole percent; "—" when unknown. */
