@@ -25,7 +25,8 @@ import java.util.concurrent.Callable;
 
 /** {@code gpuwatch report …}: reports a running gateway answers over its API, printed for people or scripts. */
 @Command(name = "report", mixinStandardHelpOptions = true,
-        description = "Reports from a running gateway's API.", subcommands = {ReportCommand.Coverage.class, ReportCommand.Capacity.class})
+        description = "Reports from a running gateway's API.",
+        subcommands = {ReportCommand.Coverage.class, ReportCommand.Capacity.class})
 final class ReportCommand implements Runnable {
     @Spec
     CommandSpec spec;

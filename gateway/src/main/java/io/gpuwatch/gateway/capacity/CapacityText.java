@@ -72,14 +72,16 @@ public final class CapacityText {
                 + Figures.hours(CapacityReport.WORST_MIN_CARD_HOURS) + " measured card-hours, by model FLOPs over "
                 + "the peak FLOPs of the cards they held (card-hour weighted), lowest first; training is compared "
                 + "with the 38–55 % MFU published for large-scale training.", List.of("task", "owner", "business",
-                "workload", "card-hours", "effective compute", "against 38–55 %"), rows, "% effective compute", bars));
+                "workload", "card-hours", "effective compute", "against 38–55 %"), rows, "% effective compute",
+                bars));
 
         rows = new ArrayList<>();
         bars = new ArrayList<>();
         for (CapacityReport.ComputeCost c : r.computeCosts()) {
             rows.add(List.of(c.model(), c.pool(), Figures.hours(c.cardHours()), Figures.hours(c.measuredCardHours()),
                     Figures.percent1(c.effectiveRatio()), Figures.hours(c.effectivePflopHours()),
-                    Figures.money(c.costPerEffectivePflopHour(), r.currency())));
+                    c.effectivePflopHours() > 0 ? Figures.money(c.costPerEffectivePflopHour(), r.currency())
+                            : "no declared model"));
             if (!Double.isNaN(c.costPerEffectivePflopHour())) {
                 bars.add(new Section.Bar(c.model() + " · " + c.pool(), c.costPerEffectivePflopHour()));
             }
@@ -93,7 +95,8 @@ public final class CapacityText {
         rows = new ArrayList<>();
         for (CapacityReport.TokenCost c : r.tokenCosts()) {
             rows.add(List.of(c.business(), Figures.hours(c.cardHours()), Figures.money(c.cost(), r.currency()),
-                    Figures.estimate(c.tokens()), Figures.money(c.costPerMillionTokens(), r.currency())));
+                    Figures.estimate(c.tokens()), c.tokens() > 0 ? Figures.money(c.costPerMillionTokens(),
+                            r.currency()) : "no tokens reported"));
         }
         out.add(new Section("Cost per million tokens, per business", "Everything the business's cards cost over "
                 + "every token its tasks reported making.", List.of("business", "card-hours", "cost", "tokens",
@@ -116,7 +119,8 @@ public final class CapacityText {
 
         rows = new ArrayList<>();
         for (CapacityReport.WhatIf w : r.whatIf()) {
-            rows.add(List.of(w.queue(), Figures.estimate(w.waitingTaskHours()), Figures.estimate(w.reclaimableCardHours()),
+            rows.add(List.of(w.queue(), Figures.estimate(w.waitingTaskHours()),
+                    Figures.estimate(w.reclaimableCardHours()),
                     Figures.estimate(w.coverableTaskHours()), Double.isNaN(w.share()) ? "—"
                             : Figures.estimate(w.share() * 100) + " %", Figures.seconds(w.meanWaitS()) + " → "
                             + Figures.seconds(w.meanWaitAfterS())));

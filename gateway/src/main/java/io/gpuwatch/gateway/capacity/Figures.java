@@ -1,5 +1,7 @@
 package io.gpuwatch.gateway.capacity;
 
+import java.math.BigDecimal;
+import java.math.MathContext;
 import java.util.Locale;
 
 /** How the capacity report's text forms write numbers: no more digits than the figure can carry. */
@@ -36,16 +38,11 @@ final class Figures {
 
     /** Two significant figures, for estimates whose model cannot carry more. */
     static String estimate(double v) {
-        if (Double.isNaN(v)) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
             return "—";
         }
-        if (v == 0) {
-            return "0";
-        }
-        double scale = Math.pow(10, Math.floor(Math.log10(Math.abs(v))) - 1);
-        double r = Math.round(v / scale) * scale;
-        return Math.abs(r) >= 10 ? String.format(Locale.ROOT, "%,.0f", r)
-                : String.format(Locale.ROOT, "%." + (int) Math.max(0, -Math.floor(Math.log10(scale))) + "f", r);
+        BigDecimal r = new BigDecimal(v).round(new MathContext(2)).stripTrailingZeros();
+        return Math.abs(v) >= 1000 ? String.format(Locale.ROOT, "%,.0f", r) : r.toPlainString();
     }
 
     /** Seconds as a short duration: 45 s, 12 min, 3.5 h. */
