@@ -688,9 +688,6 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         if (digests != null) {
             digests.stop();
         }
-        if (usage != null) {
-            usage.stop();
-        }
         if (shareTimer >= 0) {
             vertx.cancelTimer(shareTimer);
         }
@@ -706,6 +703,10 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         Future<Void> saved = baselines == null ? Future.succeededFuture() : baselines.stop(fleet.baselines());
         if (checkpoint != null) {
             saved = saved.compose(v -> checkpoint.stop());
+        }
+        if (usage != null) {
+            // the history's last minutes, before the store closes; a failure is logged and does not hold the stop
+            saved = saved.compose(v -> usage.stop().recover(e -> Future.succeededFuture()));
         }
         return saved.compose(v -> server == null ? Future.succeededFuture() : server.close())
                 .compose(v -> store == null ? Future.succeededFuture() : store.close());
