@@ -60,9 +60,8 @@ class UsageKeeperTest {
         replay.feed("n1", new Hello(1, "n1", "b1", "test", null, null, Map.of("pool", "owned"),
                 List.of(new CardInfo("GPU-0", 0, "NVIDIA H100 80GB HBM3", null, null, null, null, null))), T0);
         AtomicLong now = new AtomicLong(T0);
-        AsyncStore store = await(vertx.getOrCreateContext().owner().executeBlocking(() -> null)
-                .compose(v -> AsyncStore.open(vertx, dir.resolve("gpuwatch"), () -> Instant.ofEpochMilli(now.get()),
-                        Backoff.standard())));
+        AsyncStore store = await(AsyncStore.open(vertx, dir.resolve("gpuwatch"), () -> Instant.ofEpochMilli(now.get()),
+                Backoff.standard()));
         UsageKeeper keeper = new UsageKeeper(vertx, store, new UsageSampler(replay.fleet(), n -> true, MIN),
                 () -> Instant.ofEpochMilli(now.get()), new UsageKeeper.Settings(MIN, 2 * 3_600_000L), () -> "USD");
         for (int m = 0; m <= 185; m++) {
