@@ -120,8 +120,8 @@ final class GatewayCommand implements Callable<Integer> {
 
     @Option(names = "--history-retention", paramLabel = "DURATION", defaultValue = "30d",
             description = "how long the usage history behind the capacity report is kept in the store (with "
-                    + "--data-dir): 12h, 30d, 8w… (default: ${DEFAULT-VALUE}); about 200 bytes per card per minute "
-                    + "(docs/performance.md)")
+                    + "--data-dir): 12h, 30d, 8w… (default: ${DEFAULT-VALUE}); about 31 KB per card per day for tasks "
+                    + "of 8 cards (docs/performance.md, Usage history)")
     String historyRetention;
 
     @Option(names = "--history-resolution", paramLabel = "DURATION", defaultValue = "1m",
