@@ -22,6 +22,8 @@ final class CapacityRoutes {
     private static final String POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
             + "frame-ancestors 'none'";
 
+    private static final long DEFAULT_SINCE_MS = 7 * 86_400_000L;
+
     private final ApiHost gateway;
 
     CapacityRoutes(ApiHost gateway) {
@@ -44,8 +46,11 @@ final class CapacityRoutes {
                     + "without --data-dir, or has not opened its store yet"));
             return;
         }
-        Since.Parsed since = Since.parse(ctx.request().getParam("since", "7d"),
-                usage.get().settings().retentionMs());
+        long retention = usage.get().settings().retentionMs();
+        String asked = ctx.request().getParam("since");
+        // without one, a week, or all the history when less is kept
+        Since.Parsed since = asked == null ? new Since.Parsed(Math.min(DEFAULT_SINCE_MS, retention), null)
+                : Since.parse(asked, retention);
         if (!since.ok()) {
             Replies.badRequest(ctx, "since", since.error());
             return;

@@ -122,6 +122,12 @@ class CapacityRouteTest {
         assertEquals(80 / 60.0, r.getJsonObject("totals").getDouble("cardHours"), 1e-9);
         assertEquals("USD", r.getString("currency"));
 
+        HttpResponse<Buffer> week = await(web.get(g.port(), "127.0.0.1", "/api/v1/reports/capacity")
+                .bearerTokenAuthentication(VIEWER).send());
+        assertEquals(Instant.ofEpochMilli(now.get() - 7 * 86_400_000L).toString(),
+                week.bodyAsJsonObject().getString("from"), "a week without since");
+        assertEquals(80 / 60.0, week.bodyAsJsonObject().getJsonObject("totals").getDouble("cardHours"), 1e-9);
+
         HttpResponse<Buffer> md = await(web.get(g.port(), "127.0.0.1", path + "&format=md")
                 .bearerTokenAuthentication(VIEWER).send());
         assertEquals(200, md.statusCode());
