@@ -86,7 +86,7 @@ public final class CapacityText {
                 bars.add(new Section.Bar(c.model() + " · " + c.pool(), c.costPerEffectivePflopHour()));
             }
         }
-        out.add(new Section("Cost per effective PFLOP-hour, by GPU model and pool", "What an hour of 10^15 FLOP/s "
+        out.add(new Section("Cost per effective PFLOP-hour, by GPU model and pool", "What an hour of 10¹⁵ FLOP/s "
                 + "of model math actually delivered cost: the price of the card-hours over the PFLOP-hours the "
                 + "tasks on them achieved, over the card-hours whose task declares its model.", List.of("model",
                 "pool", "card-hours", "measured card-hours", "effective compute", "effective PFLOP-hours",
