@@ -7,6 +7,8 @@ import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.auth.ApiTokens;
 import io.gpuwatch.gateway.auth.TokenFile;
+import io.gpuwatch.gateway.capacity.Since;
+import io.gpuwatch.gateway.capacity.UsageKeeper;
 import io.gpuwatch.gateway.cluster.Cluster;
 import io.gpuwatch.gateway.cluster.ClusterSettings;
 import io.gpuwatch.gateway.cost.Pricing;
@@ -115,6 +117,17 @@ final class GatewayCommand implements Callable<Integer> {
                     + "before acted on) and learned baselines (DIR/baselines.jsonl, written every 5 minutes and on "
                     + "stop) are kept, read at start; without it all of them are in memory only and lost on restart")
     Path dataDir;
+
+    @Option(names = "--history-retention", paramLabel = "DURATION", defaultValue = "30d",
+            description = "how long the usage history behind the capacity report is kept in the store (with "
+                    + "--data-dir): 12h, 30d, 8w… (default: ${DEFAULT-VALUE}); about 31 KB per card per day for tasks "
+                    + "of 8 cards (docs/performance.md, Usage history)")
+    String historyRetention;
+
+    @Option(names = "--history-resolution", paramLabel = "DURATION", defaultValue = "1m",
+            description = "how often the usage history is sampled, each row standing for that long "
+                    + "(default: ${DEFAULT-VALUE})")
+    String historyResolution;
 
     @Option(names = "--pricing", paramLabel = "FILE",
             description = "card-hour prices (currency, card_hour: default, models, businesses) for costPerToken "
@@ -238,6 +251,15 @@ final class GatewayCommand implements Callable<Integer> {
         if (pricing == null) {
             return 1;
         }
+        Since.Parsed retention = Since.parse(historyRetention, Long.MAX_VALUE);
+        Since.Parsed resolution = Since.parse(historyResolution, Long.MAX_VALUE);
+        if (!retention.ok() || !resolution.ok() || resolution.millis() > retention.millis()) {
+            err.println(!retention.ok() ? "--history-retention: " + retention.error() : !resolution.ok()
+                    ? "--history-resolution: " + resolution.error()
+                    : "--history-resolution: must not be longer than --history-retention");
+            err.flush();
+            return 2;
+        }
 
         AlertingLoad alerting = receivers.alertingFile(err);
         if (alerting != null && !alerting.ok()) {
@@ -299,7 +321,8 @@ final class GatewayCommand implements Callable<Integer> {
         RuleFiles ruleFiles = new RuleFiles(rulePaths, reloadInterval);
         Gateway gateway = new Gateway(config, ruleSet, ruleFiles, probeTokens, out.receivers(), out.routing(),
                 InstantSource.system()).access(access).tls(tls).roster(roster, oncallFile)
-                .previewMemory(previewMemoryMb * (1L << 20));
+                .previewMemory(previewMemoryMb * (1L << 20))
+                .usageHistory(new UsageKeeper.Settings(resolution.millis(), retention.millis()));
         if (out.steps() != null) {
             gateway.stepReceivers(out.steps());
         }

@@ -7,6 +7,8 @@ import io.gpuwatch.gateway.alert.AlertLinks;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.backtest.RecentFrames;
 import io.gpuwatch.gateway.baseline.BaselineKeeper;
+import io.gpuwatch.gateway.capacity.UsageKeeper;
+import io.gpuwatch.gateway.capacity.UsageSampler;
 import io.gpuwatch.gateway.checkpoint.Checkpoint;
 import io.gpuwatch.gateway.checkpoint.Evaluation;
 import io.gpuwatch.gateway.checkpoint.EvaluationFile;
@@ -129,6 +131,8 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     private AsyncStore store;
     private OutboxSender outbox;
     private Digests digests;
+    private UsageKeeper.Settings historySettings = UsageKeeper.Settings.DEFAULTS;
+    private UsageKeeper usage;
     private Cluster cluster;
     /** Nodes being taken over without their probe, so a second membership change does not start it again. */
     private final Set<String> adopting = new HashSet<>();
@@ -257,6 +261,13 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                     }
                     if (digests != null) {
                         digests.start(vertx, new Digests.Sources(() -> ledger, fleet, coverage));
+                    }
+                    if (store != null) {
+                        // each gateway of a cluster writes the cards of the nodes it owns into its own store
+                        usage = new UsageKeeper(vertx, store, new UsageSampler(fleet,
+                                node -> cluster == null || cluster.owns(node), historySettings.resolutionMs()),
+                                clock, historySettings, () -> fleet.pricing().currency());
+                        usage.start();
                     }
                     LOG.info("gateway listening on " + config.host() + ":" + s.actualPort()
                             + (tls == null ? "" : " (TLS)") + " with "
@@ -692,6 +703,10 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         if (checkpoint != null) {
             saved = saved.compose(v -> checkpoint.stop());
         }
+        if (usage != null) {
+            // the history's last minutes, before the store closes; a failure is logged and does not hold the stop
+            saved = saved.compose(v -> usage.stop().recover(e -> Future.succeededFuture()));
+        }
         return saved.compose(v -> server == null ? Future.succeededFuture() : server.close())
                 .compose(v -> store == null ? Future.succeededFuture() : store.close());
     }
@@ -962,6 +977,20 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     public Gateway digests(Digests digests) {
         this.digests = digests;
         return this;
+    }
+
+    /**
+     * Keeps the usage history for the capacity report at {@code settings}' resolution and retention (default: one
+     * minute for 30 days), when the gateway runs on a data directory; call before deploying.
+     */
+    public Gateway usageHistory(UsageKeeper.Settings settings) {
+        this.historySettings = java.util.Objects.requireNonNull(settings, "settings");
+        return this;
+    }
+
+    @Override
+    public Optional<UsageKeeper> usage() {
+        return Optional.ofNullable(usage);
     }
 
     /** The digests this gateway sends, if it was given any. */

@@ -4,6 +4,7 @@ import io.gpuwatch.gateway.ack.Acknowledgements;
 import io.gpuwatch.gateway.ack.PagerHook;
 import io.gpuwatch.gateway.auth.TokenFile;
 import io.gpuwatch.gateway.backtest.RecentFrames;
+import io.gpuwatch.gateway.capacity.UsageKeeper;
 import io.gpuwatch.gateway.cluster.Cluster;
 import io.gpuwatch.gateway.coverage.CoverageBook;
 import io.gpuwatch.gateway.delivery.Dispatcher;
@@ -60,6 +61,11 @@ public interface ApiHost {
 
     /** Which signals arrive from the fleet ({@code GET /api/v1/coverage}). */
     CoverageBook coverage();
+
+    /** The usage history behind the capacity report, when the gateway keeps one (it runs on a data directory). */
+    default Optional<UsageKeeper> usage() {
+        return Optional.empty();
+    }
 
     /** The store, when the gateway runs on a data directory and has opened it. */
     Optional<AsyncStore> store();

@@ -75,6 +75,7 @@ public final class ApiRoutes {
         new EventStream(gateway).mount(router, guard);
         new FleetRoutes(gateway).mount(router, guard);
         new CoverageRoutes(gateway).mount(router, guard);
+        new CapacityRoutes(gateway).mount(router, guard);
         new ConsoleRoutes().mount(router);
         // chat services fetch a digest's chart without a token; its random id is what keeps it private
         router.get("/api/v1/digests/:id/chart.png").handler(ctx -> gateway.digests()

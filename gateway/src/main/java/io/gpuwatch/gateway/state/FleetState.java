@@ -92,8 +92,13 @@ public final class FleetState {
         this.pricing = next;
     }
 
+    /** The pricing cards are priced with now. */
+    public Pricing pricing() {
+        return pricing;
+    }
+
     /** What an hour of a card named {@code cardName} of a node in {@code pool} costs {@code business}; NaN unpriced. */
-    double cardHourPrice(String business, String pool, String cardName) {
+    public double cardHourPrice(String business, String pool, String cardName) {
         return pricing.perCardHour(business, pool, cardName);
     }
 

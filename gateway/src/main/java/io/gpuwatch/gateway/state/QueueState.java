@@ -20,6 +20,8 @@ public final class QueueState implements ScopeView {
     private final WindowSet windows = new WindowSet(Metric.Source.SCHED);
     private List<CardState> cards = List.of();
     private long lastFrameAt;
+    /** The latest report's values by metric ordinal (NaN where absent), for the usage history. */
+    private final double[] latest = new double[Metric.count()];
     private long reports;
     private long now;
 
@@ -54,12 +56,25 @@ public final class QueueState implements ScopeView {
     void append(long ts, MetricValues values, List<TaskState> tasks) {
         lastFrameAt = Math.max(lastFrameAt, ts);
         reports++;
+        for (int i = 0; i < latest.length; i++) {
+            latest[i] = values.get(i);
+        }
         cards = List.copyOf(TaskState.cardsOf(tasks));
         now = ts;
         for (CardState card : cards) {
             card.at(ts);
         }
         windows.append(ts, values, this, NO_DERIVED);
+    }
+
+    /** The latest report's reading of {@code m}; NaN before any, or where it gave none. */
+    public double latest(Metric m) {
+        return reports == 0 ? Double.NaN : latest[m.ordinal()];
+    }
+
+    /** When the latest report was taken (gateway ms; a restored queue: the restart). */
+    public long lastFrameAt() {
+        return lastFrameAt;
     }
 
     /** The cards of the tasks the latest report lists, read at {@link #now()}. */

@@ -257,6 +257,11 @@ public final class TaskState extends CardPool {
         return pending || outcome != null ? null : requestedCards;
     }
 
+    /** Cards the latest listing requested while it says the task waits; null while it runs, has ended or said none. */
+    public Integer waitingForCards() {
+        return pending && outcome == null ? requestedCards : null;
+    }
+
     /** Device memory the latest listing requested, likewise. */
     public Long requestedMemBytes() {
         return pending || outcome != null ? null : requestedMemBytes;

@@ -121,7 +121,43 @@ final class Schema {
                       round INT NOT NULL,
                       step INT NOT NULL,
                       deadline BIGINT,
-                      escalation_state VARCHAR(16) NOT NULL)"""));
+                      escalation_state VARCHAR(16) NOT NULL)"""),
+            // the downsampled usage history the capacity report reads (docs/capacity.md)
+            List.of("""
+                    CREATE TABLE IF NOT EXISTS usage_minute (
+                      at BIGINT NOT NULL,
+                      span_ms BIGINT NOT NULL,
+                      task VARCHAR NOT NULL,
+                      owner VARCHAR,
+                      business VARCHAR,
+                      queue_name VARCHAR,
+                      workload VARCHAR,
+                      pool VARCHAR,
+                      card_model VARCHAR,
+                      held INT NOT NULL,
+                      busy INT NOT NULL,
+                      idle INT NOT NULL,
+                      reclaimable INT NOT NULL,
+                      requested DOUBLE PRECISION,
+                      mem_requested DOUBLE PRECISION,
+                      mem_used DOUBLE PRECISION,
+                      cost_per_hour DOUBLE PRECISION,
+                      achieved_flops DOUBLE PRECISION,
+                      peak_flops DOUBLE PRECISION,
+                      tokens_per_sec DOUBLE PRECISION)""",
+                    "CREATE INDEX IF NOT EXISTS usage_minute_by_time ON usage_minute (at)",
+                    """
+                    CREATE TABLE IF NOT EXISTS queue_minute (
+                      at BIGINT NOT NULL,
+                      span_ms BIGINT NOT NULL,
+                      queue_name VARCHAR NOT NULL,
+                      pending DOUBLE PRECISION,
+                      pending_cards DOUBLE PRECISION,
+                      wait_p50_s DOUBLE PRECISION,
+                      wait_max_s DOUBLE PRECISION,
+                      cards_allocated DOUBLE PRECISION,
+                      cards_total DOUBLE PRECISION)""",
+                    "CREATE INDEX IF NOT EXISTS queue_minute_by_time ON queue_minute (at)"));
 
     private Schema() {
     }

@@ -22,8 +22,8 @@ import java.util.function.Function;
 
 /**
  * The gateway's durable store: live alerts and their history, acknowledgements, silences, the notification log,
- * the outbox and the audit log, in one embedded H2 file. Every write is committed and forced to disk before the call
- * returns, so a {@code kill -9} right after loses nothing the caller was told is stored.
+ * the outbox, the audit log and the usage history, in one embedded H2 file. Every write is committed and forced
+ * to disk before the call returns, so a {@code kill -9} right after loses nothing the caller was told is stored.
  *
  * <p>Blocking and not for concurrent use: run it on one dedicated thread ({@link AsyncStore} does that), never
  * on a Vert.x event loop. Calls are serialised, so a second thread can only wait, never interleave.
@@ -46,6 +46,7 @@ public final class Store implements AutoCloseable {
     private final Outbox outbox;
     private final AuditTable audit;
     private final EscalationTable escalations;
+    private final UsageHistory usageHistory;
     private int depth;
     private boolean dirty;
     private boolean closed;
@@ -61,6 +62,7 @@ public final class Store implements AutoCloseable {
         this.outbox = new Outbox(this, backoff);
         this.audit = new AuditTable(this);
         this.escalations = new EscalationTable(this);
+        this.usageHistory = new UsageHistory(this);
     }
 
     /**
@@ -138,6 +140,11 @@ public final class Store implements AutoCloseable {
     /** Where each alert's escalation stands. */
     public EscalationTable escalations() {
         return escalations;
+    }
+
+    /** The downsampled usage history of tasks and queues, for the capacity report. */
+    public UsageHistory usageHistory() {
+        return usageHistory;
     }
 
     /** Notifications waiting for delivery, with their attempts. */

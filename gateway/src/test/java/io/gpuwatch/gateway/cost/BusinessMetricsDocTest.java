@@ -1,5 +1,7 @@
 package io.gpuwatch.gateway.cost;
 
+import io.gpuwatch.gateway.capacity.CapacityReport;
+import io.gpuwatch.gateway.capacity.UsageSampler;
 import io.gpuwatch.gateway.replay.Replay;
 import io.gpuwatch.gateway.state.QueueState;
 import io.gpuwatch.gateway.state.TaskState;
@@ -356,5 +358,60 @@ class BusinessMetricsDocTest {
         TaskState job0 = task(replay, "job-0").at(at + 2000);
         assertEquals(2, job0.tasksEnded(3_600_000L));
         assertEquals(0.5, job0.taskSuccessRate(3_600_000L), 1e-12);
+    }
+
+    /**
+     * {@code task} reporting {@code tokens} a second for an hour on {@code held(minute)} of 8 H100 cards of a node in
+     * {@code pool}, sampled into the usage history each minute, and the capacity report over that hour.
+     */
+    private static CapacityReport hourOnPool(String pool, SchedTask listing, double tokens,
+                                             java.util.function.IntUnaryOperator held) throws IOException {
+        RuleSet rules = rules();
+        Replay replay = new Replay(rules, 1000, s -> { });
+        replay.fleet().usePricing(pricing());
+        UsageSampler sampler = new UsageSampler(replay.fleet(), n -> true, 60_000L);
+        replay.feed("n1", hello("n1", pool, 8), T0);
+        CapacityReport.Builder report = new CapacityReport.Builder(T0, T0 + 3_600_000L, "USD");
+        long seq = 1;
+        for (int minute = 0; minute <= 60; minute++) {
+            long ts = T0 + minute * 60_000L;
+            List<CardReading> readings = new ArrayList<>();
+            for (int i = 0; i < held.applyAsInt(minute); i++) {
+                readings.add(card("n1-GPU-" + i, 90, listing.task()));
+            }
+            replay.feed("n1", new Sample(seq++, ts, readings), ts);
+            replay.feed("slurmctl", listing(ts, listing), ts);
+            replay.feed("n1", new App(seq++, ts, listing.task(), "chat", "job",
+                    MetricValues.builder().set(Metric.TOKENS_PER_SEC, tokens).build()), ts);
+            UsageSampler.Minute m = sampler.sample(ts);
+            m.usage().forEach(report::add);
+        }
+        return report.build();
+    }
+
+    @Test
+    void costPerEffectivePflopHour() throws IOException {
+        SchedTask pretrain = modelled("pretrain-8b", 8, 8.03e9, "training", "bf16", null);
+        double ratio = 65_000 * 6 * 8.03e9 / (8 * 989.4e12);
+        double owned = hourOnPool("owned", pretrain, 65_000, m -> 8).computeCosts().get(0)
+                .costPerEffectivePflopHour();
+        assertEquals(1.10 / (0.9894 * ratio), owned, 1e-9);
+        documented(owned, 2);
+        double cloud = hourOnPool("cloud-on-demand", pretrain, 65_000, m -> 8).computeCosts().get(0)
+                .costPerEffectivePflopHour();
+        assertEquals(6.98 / (0.9894 * ratio), cloud, 1e-9);
+        documented(cloud, 2);
+    }
+
+    @Test
+    void theCapacityReportWeighsEffectiveComputeByCardHours() throws IOException {
+        SchedTask ft = modelled("ft-8b", 4, 8.03e9, "training", "bf16", null);
+        CapacityReport r = hourOnPool("owned", ft, 10_000, m -> m <= 30 ? 2 : 4);
+        double ratio = r.worstTasks().get(0).effectiveRatio();
+        assertEquals(4.818e14 / (2 * 989.4e12 * 0.5 + 4 * 989.4e12 * 0.5), ratio, 1e-9);
+        documented(ratio, 3);
+        double cost = r.computeCosts().get(0).costPerEffectivePflopHour();
+        assertEquals(3 * 1.10 / 0.4818, cost, 1e-9, "3 card-hours at 1.10 over 0.4818 PFLOP-hours");
+        documented(cost, 2);
     }
 }

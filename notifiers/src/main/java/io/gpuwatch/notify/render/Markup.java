@@ -31,7 +31,9 @@ public enum Markup {
     LOOKALIKE(Map.of('<', "＜", '>', "＞", '[', "［", ']', "］", '*', "＊", '_', "＿", '`', "｀", '~', "～",
             '#', "＃", '\\', "＼")),
     /** Jira wiki markup (REST v2): a backslash before every character that opens a macro, link, mention or style. */
-    JIRA_WIKI(backslashed("\\{}[]*_-+^~?|!#"));
+    JIRA_WIKI(backslashed("\\{}[]*_-+^~?|!#")),
+    /** HTML and SVG text and attribute values: character references for the characters that open markup. */
+    HTML(references("&<>\"'"));
 
     private final Map<Character, String> escapes;
 
