@@ -9,7 +9,7 @@ import io.gpuwatch.gateway.store.QueueRow;
 import io.gpuwatch.gateway.store.UsageRow;
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.SchedTask;
-import io.gpuwatch.rules.DerivedMetric;
+import io.gpuwatch.rules.metric.DerivedMetric;
 
 import java.util.ArrayList;
 import java.util.HashMap;
