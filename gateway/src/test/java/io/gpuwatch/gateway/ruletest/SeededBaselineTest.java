@@ -60,7 +60,7 @@ class SeededBaselineTest {
         RuleTestReport r = RuleTests.run("t.test.yml", PACK_TESTS,
                 test("    baselines: [{business: ads, metric: powr, mean: 300, std: -1}]\n"));
         List<String> errors = r.diagnostics().stream().map(Diagnostic::toString).toList();
-        assertEquals(List.of("t.test.yml:5:41: error: unknown metric `powr`",
+        assertEquals(List.of("t.test.yml:5:41: error: unknown metric `powr` (did you mean `powerW`?)",
                 "t.test.yml:5:63: error: `std` must be a non-negative number, got `-1`"), errors);
     }
 }
