@@ -234,7 +234,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
             checkpoint.onWindowsWritten(this::durable);
         }
         Future<Void> durable = joined.compose(v -> config.dataDir() == null ? shareState()
-                : checkpoint.read().compose(held -> openStore(config.dataDir(), held)));
+                : checkpoint.read().compose(this::leaveFresherToCluster).compose(held -> openStore(config.dataDir(), held)));
         return Future.all(watching, restored, durable).compose(v -> vertx.createHttpServer(options).requestHandler(request -> {
                             // with no WebSocket handler set, upgrade requests come here too, so the probe
                             // endpoint can refuse one with a plain 401 and its challenge
@@ -298,8 +298,11 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                     acks.forEach(acknowledgements::record);
                     return shareState();
                 })
-                .compose(v -> PersistentLedger.open(store, HISTORY_LIMIT, links()))
-                .map(persistent -> {
+                .compose(v -> store.run(s -> s.notificationLog().all()))
+                .compose(log -> PersistentLedger.open(store, HISTORY_LIMIT, links())
+                        .map(persistent -> Map.entry(persistent, log)))
+                .map(opened -> {
+                    PersistentLedger persistent = opened.getKey();
                     List<Receiver> sendsTo = new ArrayList<>(receivers);
                     if (escalator != null) {
                         sendsTo.addAll(escalator.receivers());
@@ -307,7 +310,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                     outbox = new OutboxSender(vertx, store, sendsTo, clock, OutboxSender.Settings.standard(null));
                     dispatcher.deliverThrough(cluster == null ? outbox : cluster.claimed(outbox));
                     ledger = persistent;
-                    persistent.recover(dispatcher::dispatch);
+                    persistent.recover((live, ended) -> dispatcher.resume(live, ended, opened.getValue()));
                     restoreEvaluation(held, persistent.live(), persistent.history());
                     for (Alert a : persistent.live()) {
                         String key = evaluator.instanceKey(a.rule(), a.labels());
@@ -329,6 +332,41 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 // the store's message names the file and what to do about it; the CLI prints a root cause, which
                 // would be H2's bare reason
                 .recover(e -> Future.failedFuture(e instanceof StoreException ? new StoreException(e.getMessage()) : e));
+    }
+
+    /**
+     * In a cluster, leaves out of the checkpoint {@code held} the nodes whose evaluation a peer has shared since:
+     * while this gateway was down a survivor took them over and their probes let go of the frames it acknowledged,
+     * which this older checkpoint lacks. The takeover brings that newer evaluation when they are assigned here.
+     */
+    private Future<Evaluation> leaveFresherToCluster(Evaluation held) {
+        if (cluster == null || held.nodes().isEmpty()) {
+            return Future.succeededFuture(held);
+        }
+        List<Future<String>> newer = new ArrayList<>();
+        for (NodeImage n : held.nodes()) {
+            String origin = Cluster.EVALUATION + "[" + n.name() + "]";
+            newer.add(cluster.evaluationOf(n.name()).compose(text -> text == null ? Future.succeededFuture(null)
+                    : vertx.executeBlocking(() -> EvaluationFile.decode(text, origin).evaluation().at() > held.at()
+                            ? n.name() : null, false)));
+        }
+        return Future.all(newer).map(all -> {
+            Set<String> gone = new HashSet<>();
+            for (Future<String> f : newer) {
+                if (f.result() != null) {
+                    gone.add(f.result());
+                }
+            }
+            if (!gone.isEmpty()) {
+                LOG.info("left " + gone.size() + " of the checkpoint's " + held.nodes().size() + " nodes to the newer "
+                        + "evaluation the cluster shares of them: " + gone);
+            }
+            return held.without(gone);
+        }).recover(e -> {
+            LOG.warning("could not compare the checkpoint with the cluster's evaluation, so it is taken as it is: "
+                    + e.getMessage());
+            return Future.succeededFuture(held);
+        });
     }
 
     /**

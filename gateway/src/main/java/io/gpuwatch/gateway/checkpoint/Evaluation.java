@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What a gateway's evaluation holds at one instant {@code at}: its nodes (cards, windows, events, when each was
@@ -41,6 +42,30 @@ public record Evaluation(long at, List<NodeImage> nodes, List<AlertImage> alerts
         String cardPrefix = CardState.key(node.name(), "");
         return new Evaluation(at, List.of(node), alerts.stream()
                 .filter(a -> a.instance().equals(nodeKey) || a.instance().startsWith(cardPrefix)).toList());
+    }
+
+    /** This evaluation without {@code gone}'s nodes and the alerts of them and their cards. */
+    public Evaluation without(Set<String> gone) {
+        if (gone.isEmpty()) {
+            return this;
+        }
+        return new Evaluation(at, nodes.stream().filter(n -> !gone.contains(n.name())).toList(),
+                alerts.stream().filter(a -> !gone.contains(nodeOf(a.instance()))).toList(), scopes);
+    }
+
+    /** The node an engine key of a node or a card names, or null for a key of another scope. */
+    private static String nodeOf(String instance) {
+        String nodePrefix = NodeState.key("");
+        if (instance.startsWith(nodePrefix)) {
+            return instance.substring(nodePrefix.length());
+        }
+        String cardPrefix = CardState.key("", "");
+        if (instance.startsWith(cardPrefix.substring(0, cardPrefix.length() - 1))) {
+            String rest = instance.substring(cardPrefix.length() - 1);
+            int slash = rest.indexOf('/');
+            return slash < 0 ? null : rest.substring(0, slash);
+        }
+        return null;
     }
 
     /**

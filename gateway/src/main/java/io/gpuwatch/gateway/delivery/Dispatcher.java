@@ -9,6 +9,7 @@ import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.route.GroupBy;
 import io.gpuwatch.gateway.route.Route;
 import io.gpuwatch.gateway.silence.Silences;
+import io.gpuwatch.gateway.store.NotificationLogEntry;
 import io.gpuwatch.gateway.store.ReceiverHealth;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
@@ -19,6 +20,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -129,6 +131,25 @@ public final class Dispatcher {
         }
         inhibitor.observe(n);
         aggregator.receive(n, now);
+        flush(now, false);
+    }
+
+    /**
+     * Rebuilds the groups after a restart from the ledger's {@code live} alerts and the last episodes of its
+     * {@code ended} ones, with what the notification {@code log} says each group's receiver was told, and sends
+     * what is due now; see {@link Aggregator#resume}.
+     */
+    public void resume(List<Notification> live, List<Notification> ended, List<NotificationLogEntry> log) {
+        Map<String, Aggregator.Told> told = new HashMap<>();
+        for (NotificationLogEntry e : log) {
+            // an entry from before the log kept fingerprints tells nothing of which alerts were heard
+            if (e.firing() != null) {
+                told.put(e.receiver() + "\n" + e.key(), new Aggregator.Told(Set.copyOf(e.firing()), e.sentAt()));
+            }
+        }
+        Instant now = clock.instant();
+        live.forEach(inhibitor::observe);
+        aggregator.resume(live, ended, (receiver, key) -> told.get(receiver + "\n" + key), now);
         flush(now, false);
     }
 

@@ -230,7 +230,8 @@ public final class OutboxSender implements Delivery {
                         // a refresh told the receiver nothing new, so the log of what each group was told stays
                         if (s.outbox().complete(row) && !refresh) {
                             s.notificationLog().record(new NotificationLogEntry(row.receiver(), row.key(), firing,
-                                    resolved, clock.instant()));
+                                    resolved, clock.instant(), fingerprints(payload.alerts(),
+                                    Notification.Status.FIRING)));
                         }
                         return null;
                     }).map(v -> {
@@ -317,8 +318,11 @@ public final class OutboxSender implements Delivery {
     }
 
     private static String hash(List<Notification> alerts, Notification.Status status) {
-        return NotificationLogEntry.hash(alerts.stream().filter(n -> n.status() == status)
-                .map(Notification::fingerprint).toList());
+        return NotificationLogEntry.hash(fingerprints(alerts, status));
+    }
+
+    private static List<String> fingerprints(List<Notification> alerts, Notification.Status status) {
+        return alerts.stream().filter(n -> n.status() == status).map(Notification::fingerprint).toList();
     }
 
     /** Receivers whose failing meta-alert fires now. */

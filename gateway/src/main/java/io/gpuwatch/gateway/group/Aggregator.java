@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiFunction;
 
 /**
  * Puts alerts into aggregation groups, one per route and group labels, and decides when each group notifies,
@@ -107,6 +108,52 @@ public final class Aggregator {
                 }
                 g.changed = true;
             }
+        }
+    }
+
+    /** What a group's receiver was last told, from the notification log: the alerts it heard fire, and when. */
+    public record Told(Set<String> firing, Instant at) {
+        public Told {
+            firing = Set.copyOf(firing);
+        }
+    }
+
+    /**
+     * Rebuilds the groups after a restart. The {@code live} alerts join their groups as {@link #receive} has them;
+     * each group whose receiver the notification log shows was told of it ({@code told}, by receiver and group
+     * key; null where nothing is known) takes that knowledge back, so it notifies only what changed since: an
+     * alert of {@code ended} the receiver heard fire and never heard end gets its resolution (a gateway killed
+     * between storing the resolve and queueing its notification), one it never heard of gets nothing.
+     */
+    public void resume(List<Notification> live, List<Notification> ended, BiFunction<String, String, Told> told,
+                       Instant now) {
+        for (Notification a : live) {
+            receive(a, now);
+        }
+        for (Notification a : ended) {
+            for (Route route : config.routes(a.labels())) {
+                Map<String, String> labels = route.groupBy().groupLabels(a.labels());
+                Told t = told.apply(route.receiver(), route.groupKey(labels));
+                if (t != null && t.firing().contains(a.fingerprint())) {
+                    Group g = groups.computeIfAbsent(new GroupId(route.id(), labels),
+                            id -> new Group(route, labels, now));
+                    g.alerts.putIfAbsent(a.fingerprint(), a);
+                    g.changed = true;
+                }
+            }
+        }
+        for (Group g : groups.values()) {
+            Told t = told.apply(g.route.receiver(), g.key);
+            if (t == null) {
+                continue;
+            }
+            g.told = new HashSet<>(t.firing());
+            g.told.retainAll(g.alerts.keySet());
+            g.lastSent = t.at();
+            g.repeatAt = t.at().plus(g.route.repeatInterval());
+            // the group was sent before the restart, so its interval runs from then, not a new group_wait
+            Instant due = t.at().plus(g.route.groupInterval());
+            g.next = due.isAfter(now) ? due : now;
         }
     }
 

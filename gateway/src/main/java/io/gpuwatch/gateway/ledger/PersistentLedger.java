@@ -8,7 +8,11 @@ import io.gpuwatch.rules.eval.Transition;
 import io.vertx.core.Future;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
 
@@ -49,13 +53,25 @@ public final class PersistentLedger implements AlertLedger {
     }
 
     /**
-     * Hands on a firing notification for every live alert, for the delivery stage to rebuild its groups after
-     * a restart; the notification log then keeps a group already delivered from going out again.
+     * Hands on a firing notification of every live alert and a resolved one of the last episode of every other
+     * alert it keeps, for the delivery stage to rebuild its groups after a restart: the notification log then
+     * keeps what a receiver was told from going out again, and tells it of the ends it never heard.
      */
-    public void recover(Consumer<Notification> out) {
+    public void recover(BiConsumer<List<Notification>, List<Notification>> out) {
+        List<Notification> live = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
         for (Alert a : memory.live()) {
-            out.accept(memory.notification(a));
+            live.add(memory.notification(a));
+            seen.add(a.fingerprint());
         }
+        List<Notification> ended = new ArrayList<>();
+        // newest first, so each fingerprint's last episode
+        for (Alert a : memory.history()) {
+            if (seen.add(a.fingerprint())) {
+                ended.add(memory.notification(a));
+            }
+        }
+        out.accept(live, ended);
     }
 
     @Override

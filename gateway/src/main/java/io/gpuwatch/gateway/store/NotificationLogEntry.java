@@ -6,21 +6,26 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Objects;
 import java.util.TreeSet;
 
 /**
  * What was last delivered to {@code receiver} for {@code key} (a group key, or a fingerprint for ungrouped
- * sends): hashes of the firing and of the resolved fingerprint sets, as in Alertmanager's notification log.
+ * sends): hashes of the firing and of the resolved fingerprint sets, and the firing fingerprints themselves, as
+ * in Alertmanager's notification log.
+ *
+ * @param firing the fingerprints the receiver was told fire, sorted; null in an entry written before they were kept
  */
 public record NotificationLogEntry(String receiver, String key, String firingHash, String resolvedHash,
-                                   Instant sentAt) {
+                                   Instant sentAt, List<String> firing) {
     public NotificationLogEntry {
         Objects.requireNonNull(receiver, "receiver");
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(firingHash, "firingHash");
         Objects.requireNonNull(resolvedHash, "resolvedHash");
         Objects.requireNonNull(sentAt, "sentAt");
+        firing = firing == null ? null : List.copyOf(new TreeSet<>(firing));
     }
 
     /** The hash of a set of fingerprints, independent of their order; the empty set has its own hash. */

@@ -157,7 +157,9 @@ final class Schema {
                       wait_max_s DOUBLE PRECISION,
                       cards_allocated DOUBLE PRECISION,
                       cards_total DOUBLE PRECISION)""",
-                    "CREATE INDEX IF NOT EXISTS queue_minute_by_time ON queue_minute (at)"));
+                    "CREATE INDEX IF NOT EXISTS queue_minute_by_time ON queue_minute (at)"),
+            // which alerts each group's receiver was last told fire, so a restart owes no resolve it cannot see
+            List.of("ALTER TABLE notification_log ADD COLUMN IF NOT EXISTS firing_fps VARCHAR"));
 
     private Schema() {
     }

@@ -4,9 +4,13 @@ import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.alert.Alert;
 import io.gpuwatch.gateway.auth.TokenFile;
+import io.gpuwatch.gateway.checkpoint.Evaluation;
+import io.gpuwatch.gateway.checkpoint.EvaluationFile;
 import io.gpuwatch.gateway.ingest.IngestConfig;
 import io.gpuwatch.gateway.reload.RuleFiles;
+import io.gpuwatch.gateway.state.NodeState;
 import io.gpuwatch.protocol.CardReading;
+import io.gpuwatch.protocol.Event;
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
 import io.gpuwatch.protocol.Sample;
@@ -22,9 +26,11 @@ import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -92,11 +98,17 @@ class EvaluationFailoverTest {
     }
 
     private Gateway gateway(int port, List<Integer> peers) throws Exception {
+        return gateway(port, peers, null);
+    }
+
+    /** A gateway joining the cluster of {@code peers}, with its checkpoint and store in {@code data} unless null. */
+    private Gateway gateway(int port, List<Integer> peers, Path data) throws Exception {
         Cluster cluster = await(Cluster.join(new ClusterSettings("127.0.0.1", port,
                 peers.stream().map(p -> "127.0.0.1:" + p).toList(), "ws://127.0.0.1:1/v1/probe")));
         clustered.add(cluster.vertx());
         TokenFile tokens = TokenFile.of(List.of(TokenFile.entry(TOKEN, "node-*")));
-        GatewayConfig config = new GatewayConfig("127.0.0.1", 0, IngestConfig.DEFAULTS, 1000, "http://localhost");
+        GatewayConfig config = new GatewayConfig("127.0.0.1", 0, IngestConfig.DEFAULTS, 1000, "http://localhost")
+                .withDataDir(data);
         Gateway g = new Gateway(config, rules, RuleFiles.none(), () -> tokens, List.of(), null,
                 () -> Instant.ofEpochMilli(now.get())).clustered(cluster);
         await(cluster.vertx().deployVerticle(g));
@@ -200,20 +212,123 @@ class EvaluationFailoverTest {
         assertEquals(T0 + 36_000, fired.get("node-silent"), "silent since +5 s, paged on the survivor at +36 s");
     }
 
+    /** One second on, an XID 31 on the node's card. */
+    private void xid(Gateway g, String node, long seq) throws Exception {
+        now.addAndGet(1000);
+        Event e = new Event(seq, now.get(), "GPU-1", "xid", 31, "MMU fault", null);
+        drive(g, () -> g.frame(node, e));
+    }
+
+    /** How many XIDs the gateway holds of {@code node} now; -1 when it does not know the node. */
+    private int xids(Gateway g, String node) throws Exception {
+        return await(g.onEventLoop(() -> {
+            NodeState n = g.fleet().node(node);
+            return n == null ? -1 : n.at(now.get()).countEvents("xid", 31, 600_000);
+        }));
+    }
+
+    /** A probe connection to {@code g} that has said hello for {@code node} and been welcomed. */
+    private WebSocket connect(WebSocketClient client, Gateway g, String node) throws Exception {
+        BlockingQueue<JsonObject> answers = new LinkedBlockingQueue<>();
+        WebSocket ws = await(client.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(g.port())
+                .setURI("/v1/probe").addHeader("Authorization", "Bearer " + TOKEN))
+                .onSuccess(s -> s.textMessageHandler(t -> answers.add(new JsonObject(t)))));
+        await(ws.writeTextMessage(hello(node)));
+        JsonObject welcome = answers.poll(30, TimeUnit.SECONDS);
+        assertNotNull(welcome, "no welcome for " + node);
+        assertEquals("welcome", welcome.getString("type"), welcome.encode());
+        return ws;
+    }
+
+    @Test
+    void aGatewayBackFromTheDeadTakesItsNodesFromTheSurvivorNotFromItsOlderCheckpoint(Vertx vertx,
+                                                                                     @TempDir Path data)
+            throws Exception {
+        int p1 = freePort();
+        int p2 = freePort();
+        Gateway one = gateway(p1, List.of(p1), data);
+        Gateway two = gateway(p2, List.of(p1, p2));
+        // several nodes, so that after the restart some are owned by either member, whoever the ring favours
+        List<String> nodes = ownedByTheFirst(one, two, 6);
+        WebSocketClient client = vertx.createWebSocketClient();
+        List<WebSocket> sockets = new ArrayList<>();
+        for (String node : nodes) {
+            sockets.add(connect(client, one, node));
+            xid(one, node, 1);
+        }
+        await(one.shareEvaluation());
+        // it dies; its checkpoint, written on the way out, holds one XID of each node
+        await(clustered.remove(0).close());
+        for (String node : nodes) {
+            assertEquals(1, readCheckpointXids(data, node), node);
+        }
+        for (WebSocket ws : sockets) {
+            await(ws.close());
+        }
+        sockets.clear();
+        for (String node : nodes) {
+            for (long deadline = System.currentTimeMillis() + 30_000;
+                 !await(two.onEventLoop(() -> two.cluster().orElseThrow().owns(node))); Thread.sleep(100)) {
+                assertTrue(System.currentTimeMillis() < deadline, "the survivor never took " + node + " over");
+            }
+            sockets.add(connect(client, two, node));
+            xid(two, node, 2);
+            xid(two, node, 3);
+            assertEquals(3, xids(two, node), "the survivor goes on from the dead gateway's shared evaluation");
+        }
+        await(two.shareEvaluation());
+        for (WebSocket ws : sockets) {
+            await(ws.close());
+        }
+
+        // back on its data dir, it must not hold a node as its older checkpoint had it, which would lose the two
+        // XIDs the survivor acknowledged: it leaves the node to the cluster's newer evaluation
+        Gateway back = gateway(freePort(), List.of(p2), data);
+        for (String node : nodes) {
+            int held = xids(back, node);
+            assertTrue(held == -1 || held == 3, "the restarted gateway holds " + held + " XIDs of " + node);
+        }
+        String node = nodes.get(0);
+        Gateway owner = null;
+        for (long deadline = System.currentTimeMillis() + 30_000; owner == null; Thread.sleep(100)) {
+            boolean backOwns = await(back.onEventLoop(() -> back.cluster().orElseThrow().owns(node)));
+            boolean twoOwns = await(two.onEventLoop(() -> two.cluster().orElseThrow().owns(node)));
+            owner = backOwns == twoOwns ? null : backOwns ? back : two;
+            assertTrue(owner != null || System.currentTimeMillis() < deadline, "no agreed owner of " + node);
+        }
+        WebSocket again = connect(client, owner, node);
+        xid(owner, node, 4);
+        assertEquals(4, xids(owner, node), "its owner holds every XID the node sent");
+        await(again.close());
+    }
+
+    /** How many XIDs of {@code node} the checkpoint in {@code data} holds. */
+    private int readCheckpointXids(Path data, String node) throws Exception {
+        Evaluation held = EvaluationFile.read(data.resolve(EvaluationFile.FILE_NAME)).evaluation();
+        return held.nodes().stream().filter(n -> n.name().equals(node))
+                .mapToInt(n -> n.cards().stream().mapToInt(c -> c.events().size()).sum()).sum();
+    }
+
     /** A node name the first gateway owns and the second does not, once they agree. */
     private static String ownedByTheFirst(Gateway one, Gateway two) throws Exception {
+        return ownedByTheFirst(one, two, 1).get(0);
+    }
+
+    /** {@code count} node names the first gateway owns and the second does not, once they agree. */
+    private static List<String> ownedByTheFirst(Gateway one, Gateway two, int count) throws Exception {
         Cluster c1 = one.cluster().orElseThrow();
         Cluster c2 = two.cluster().orElseThrow();
-        String node = null;
-        for (long deadline = System.currentTimeMillis() + 30_000; node == null; Thread.sleep(100)) {
+        List<String> nodes = new ArrayList<>();
+        for (long deadline = System.currentTimeMillis() + 30_000; nodes.size() < count; Thread.sleep(100)) {
             assertTrue(System.currentTimeMillis() < deadline, "the two gateways never agreed on owners");
-            for (int i = 0; i < 64 && node == null; i++) {
+            nodes.clear();
+            for (int i = 0; i < 64 && nodes.size() < count; i++) {
                 String name = "node-" + i;
-                boolean agreed = await(one.onEventLoop(() -> c1.owns(name)))
-                        && !await(two.onEventLoop(() -> c2.owns(name)));
-                node = agreed ? name : null;
+                if (await(one.onEventLoop(() -> c1.owns(name))) && !await(two.onEventLoop(() -> c2.owns(name)))) {
+                    nodes.add(name);
+                }
             }
         }
-        return node;
+        return nodes;
     }
 }

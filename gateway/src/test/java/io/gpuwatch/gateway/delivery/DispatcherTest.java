@@ -3,6 +3,7 @@ package io.gpuwatch.gateway.delivery;
 import io.gpuwatch.gateway.match.Matcher;
 import io.gpuwatch.gateway.route.RoutingConfig;
 import io.gpuwatch.gateway.route.RoutingLoad;
+import io.gpuwatch.gateway.store.NotificationLogEntry;
 import io.gpuwatch.gateway.store.ReceiverHealth;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
@@ -150,6 +151,63 @@ class DispatcherTest {
         advance(Duration.ofSeconds(20));
         d.tick();
         assertEquals(List.of(List.of("thermal@GPU-3:FIRING", "thermal@GPU-4:FIRING")), batches(chat));
+    }
+
+    /** What the notification log would say after {@code chat} was told that {@code fps} fire, ten minutes ago. */
+    private List<NotificationLogEntry> toldChat(Dispatcher d, List<String> fps) {
+        return d.groups().stream().filter(g -> g.route().receiver().equals("chat"))
+                .map(g -> new NotificationLogEntry("chat", g.groupKey(), NotificationLogEntry.hash(fps),
+                        NotificationLogEntry.hash(List.of()), T0.minus(Duration.ofMinutes(10)), fps))
+                .toList();
+    }
+
+    @Test
+    void aResolveStoredButNeverQueuedBeforeARestartIsSentAfterIt() {
+        Notification hot = firing("thermal", "ticket", "gpu-2", "GPU-3", T0);
+        // the receiver heard it fire; the gateway stored its end and died before the group was due again
+        Dispatcher before = new Dispatcher(routing(ROUTES, Set.of("chat", "paging")),
+                List.of(new RecordingReceiver("chat"), new RecordingReceiver("paging")), clock);
+        before.dispatch(hot);
+        List<NotificationLogEntry> log = toldChat(before, List.of(hot.fingerprint()));
+
+        RecordingReceiver chat = new RecordingReceiver("chat");
+        Dispatcher after = new Dispatcher(routing(ROUTES, Set.of("chat", "paging")),
+                List.of(chat, new RecordingReceiver("paging")), clock);
+        after.resume(List.of(), List.of(resolved(hot, T0)), log);
+        assertEquals(List.of(List.of("thermal@GPU-3:RESOLVED")), batches(chat), "its group_interval ran out before");
+
+        RecordingReceiver unheard = new RecordingReceiver("chat");
+        Dispatcher other = new Dispatcher(routing(ROUTES, Set.of("chat", "paging")),
+                List.of(unheard, new RecordingReceiver("paging")), clock);
+        other.resume(List.of(), List.of(resolved(hot, T0)), toldChat(before, List.of()));
+        other.resume(List.of(), List.of(resolved(hot, T0)), List.of());
+        advance(Duration.ofHours(1));
+        other.tick();
+        assertTrue(unheard.batches().isEmpty(), "an end the receiver heard, or of an alert it never heard of: nothing");
+    }
+
+    @Test
+    void aGroupRebuiltAfterARestartSendsOnlyWhatItsReceiverWasNotTold() {
+        Notification a = firing("thermal", "ticket", "gpu-2", "GPU-3", T0);
+        Notification b = firing("thermal", "ticket", "gpu-2", "GPU-4", T0);
+        Dispatcher before = new Dispatcher(routing(ROUTES, Set.of("chat", "paging")),
+                List.of(new RecordingReceiver("chat"), new RecordingReceiver("paging")), clock);
+        before.dispatch(a);
+
+        RecordingReceiver told = new RecordingReceiver("chat");
+        Dispatcher same = new Dispatcher(routing(ROUTES, Set.of("chat", "paging")),
+                List.of(told, new RecordingReceiver("paging")), clock);
+        same.resume(List.of(a), List.of(), toldChat(before, List.of(a.fingerprint())));
+        advance(Duration.ofMinutes(30));
+        same.tick();
+        assertTrue(told.batches().isEmpty(), "the receiver holds it already");
+
+        RecordingReceiver chat = new RecordingReceiver("chat");
+        Dispatcher grown = new Dispatcher(routing(ROUTES, Set.of("chat", "paging")),
+                List.of(chat, new RecordingReceiver("paging")), clock);
+        grown.resume(List.of(a, b), List.of(), toldChat(before, List.of(a.fingerprint())));
+        assertEquals(List.of(List.of("thermal@GPU-3:FIRING", "thermal@GPU-4:FIRING")), batches(chat),
+                "the alert that fired unheard joins its group's next message");
     }
 
     @Test

@@ -135,13 +135,14 @@ class OutboxSenderTest {
                     .compose(n -> sender.poll())
                     .compose(n -> store.run(s -> List.of(s.outbox().count(OutboxEntry.State.SENT),
                             s.outbox().count(OutboxEntry.State.PENDING),
-                            s.notificationLog().last("pager", "{}:{uuid=\"GPU-1\"}").isPresent() ? 1L : 0L)))
+                            s.notificationLog().last("pager", "{}:{uuid=\"GPU-1\"}")
+                                    .filter(e -> e.firing().equals(List.of("fp-GPU-1"))).isPresent() ? 1L : 0L)))
                     .eventually(store::close);
         }).onComplete(tc.succeeding(counts -> tc.verify(() -> {
             assertEquals(1, accepted.size(), "delivered once");
             assertTrue(accepted.get(0).contains("GPU-1"), accepted.get(0));
             assertEquals(2, requests);
-            assertEquals(List.of(1L, 0L, 1L), counts, "sent, pending, logged");
+            assertEquals(List.of(1L, 0L, 1L), counts, "sent, pending, logged with the alert it told fires");
             tc.completeNow();
         }))));
     }

@@ -60,7 +60,7 @@ public final class CrashChild {
                         if (k % 2 == 0 && s.outbox().complete(e)) {
                             s.notificationLog().record(new NotificationLogEntry(e.receiver(), e.key(),
                                     NotificationLogEntry.hash(List.of(e.key())), NotificationLogEntry.hash(List.of()),
-                                    now));
+                                    now, List.of(e.key())));
                             sent = e.id();
                         }
                     }

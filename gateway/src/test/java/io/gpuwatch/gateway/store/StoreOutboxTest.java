@@ -182,7 +182,8 @@ class StoreOutboxTest {
         boolean done = store.transact(s -> {
             boolean ok = s.outbox().complete(e);
             if (ok) {
-                s.notificationLog().record(new NotificationLogEntry("pagerduty", "fp1", firing, none, clock.instant()));
+                s.notificationLog().record(new NotificationLogEntry("pagerduty", "fp1", firing, none, clock.instant(),
+                        List.of("fp1")));
             }
             return ok;
         });

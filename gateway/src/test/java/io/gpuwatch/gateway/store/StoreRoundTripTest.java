@@ -170,15 +170,21 @@ class StoreRoundTripTest {
         assertFalse(NotificationLogEntry.hash(List.of("ab", "c")).equals(NotificationLogEntry.hash(List.of("a", "bc"))));
 
         String key = "{}/{severity=\"page\"}:{alertname=\"GpuHot\"}";
-        store.notificationLog().record(new NotificationLogEntry("pagerduty", key, firing, none, T0));
-        store.notificationLog().record(new NotificationLogEntry("slack", key, none, none, T0));
+        store.notificationLog().record(new NotificationLogEntry("pagerduty", key, firing, none, T0,
+                List.of("fp2", "fp1")));
+        store.notificationLog().record(new NotificationLogEntry("slack", key, none, none, T0, null));
         reopen();
         NotificationLogEntry e = store.notificationLog().last("pagerduty", key).orElseThrow();
         assertTrue(e.covers(firing, none));
+        assertEquals(List.of("fp1", "fp2"), e.firing(), "which alerts it was told fire, for a restart");
+        assertEquals(null, store.notificationLog().last("slack", key).orElseThrow().firing(),
+                "unknown for an entry written without them");
+        assertEquals(2, store.notificationLog().all().size());
         assertFalse(e.covers(firing, NotificationLogEntry.hash(List.of("fp1"))));
         assertEquals(Optional.empty(), store.notificationLog().last("jira", key));
 
-        store.notificationLog().record(new NotificationLogEntry("pagerduty", key, none, firing, T0.plusSeconds(60)));
+        store.notificationLog().record(new NotificationLogEntry("pagerduty", key, none, firing, T0.plusSeconds(60),
+                List.of()));
         assertTrue(store.notificationLog().last("pagerduty", key).orElseThrow().covers(none, firing));
         assertEquals(1, store.notificationLog().prune(T0.plusSeconds(30)));
         assertEquals(Optional.empty(), store.notificationLog().last("slack", key));
