@@ -335,9 +335,9 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     }
 
     /**
-     * In a cluster, leaves out of the checkpoint {@code held} the nodes whose evaluation a peer has shared since:
-     * while this gateway was down a survivor took them over and their probes let go of the frames it acknowledged,
-     * which this older checkpoint lacks. The takeover brings that newer evaluation when they are assigned here.
+     * In a cluster, leaves out of the checkpoint {@code held} the nodes a peer has heard since and shared: while
+     * this gateway was down a survivor took them over and their probes let go of the frames it acknowledged, which
+     * this older checkpoint lacks. The takeover brings that newer evaluation when they are assigned here.
      */
     private Future<Evaluation> leaveFresherToCluster(Evaluation held) {
         if (cluster == null || held.nodes().isEmpty()) {
@@ -347,7 +347,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         for (NodeImage n : held.nodes()) {
             String origin = Cluster.EVALUATION + "[" + n.name() + "]";
             newer.add(cluster.evaluationOf(n.name()).compose(text -> text == null ? Future.succeededFuture(null)
-                    : vertx.executeBlocking(() -> EvaluationFile.decode(text, origin).evaluation().at() > held.at()
+                    : vertx.executeBlocking(() -> heardSince(EvaluationFile.decode(text, origin).evaluation(), n)
                             ? n.name() : null, false)));
         }
         return Future.all(newer).map(all -> {
@@ -358,8 +358,8 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 }
             }
             if (!gone.isEmpty()) {
-                LOG.info("left " + gone.size() + " of the checkpoint's " + held.nodes().size() + " nodes to the newer "
-                        + "evaluation the cluster shares of them: " + gone);
+                LOG.info("left " + gone.size() + " of the checkpoint's " + held.nodes().size() + " nodes to the "
+                        + "evaluation a peer shared after hearing them since: " + gone);
             }
             return held.without(gone);
         }).recover(e -> {
@@ -367,6 +367,15 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                     + e.getMessage());
             return Future.succeededFuture(held);
         });
+    }
+
+    /**
+     * Whether {@code shared} heard node {@code n} after the checkpoint's image of it: a peer that only adopted the
+     * node and never heard it knows no more, and the checkpoint's own image keeps the discount of this gateway's
+     * absence from the node's silence.
+     */
+    private static boolean heardSince(Evaluation shared, NodeImage n) {
+        return shared.nodes().stream().anyMatch(s -> s.name().equals(n.name()) && s.lastFrameAt() > n.lastFrameAt());
     }
 
     /**
