@@ -54,6 +54,11 @@ public final class NodeState implements ScopeView {
     private final Set<String> lost = new HashSet<>();
     /** The cards as a list for {@code cards where}, rebuilt on first use after the card set changed. */
     private List<CardState> members;
+    /** Counts changes of the cards' attributions; {@link #mostCommon} recounts a label when it has moved. */
+    private long attributions;
+    /** The most common task, owner and business of the cards, and the count of changes each was found at. */
+    private final String[] common = new String[3];
+    private final long[] commonOf = {-1, -1, -1};
 
     NodeState(FleetState fleet, String name, EventLog events) {
         this.fleet = fleet;
@@ -127,6 +132,7 @@ public final class NodeState implements ScopeView {
             }
         }
         members = null;
+        attributionChanged();
         cards.values().removeIf(card -> {
             boolean gone = !listed.contains(card.uuid());
             if (gone) {
@@ -186,6 +192,7 @@ public final class NodeState implements ScopeView {
             card.useSeries(fleet.series());
             cards.put(uuid, card);
             members = null;
+            attributionChanged();
         }
         return card;
     }
@@ -316,6 +323,20 @@ public final class NodeState implements ScopeView {
 
     /** The value of card label {@code key} most of the node's cards have; null when none has one. */
     private String mostCommon(String key) {
+        // node rules ask for the node's task on every peers(…) read; it changes only with a card's attribution
+        int k = switch (key) {
+            case "task" -> 0;
+            case "owner" -> 1;
+            default -> 2;
+        };
+        if (commonOf[k] != attributions) {
+            common[k] = countMostCommon(key);
+            commonOf[k] = attributions;
+        }
+        return common[k];
+    }
+
+    private String countMostCommon(String key) {
         String best = null;
         int most = 0;
         for (CardState a : cards.values()) {
@@ -335,6 +356,11 @@ public final class NodeState implements ScopeView {
             }
         }
         return best;
+    }
+
+    /** A card's task, owner or business changed, or the cards did: the most common ones are counted again. */
+    void attributionChanged() {
+        attributions++;
     }
 
     FleetState fleet() {
