@@ -8,6 +8,7 @@ import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
 import io.gpuwatch.protocol.ProcessInfo;
 import io.gpuwatch.rules.metric.DerivedMetric;
+import io.gpuwatch.rules.metric.SampleDerivation;
 import io.gpuwatch.rules.metric.SeriesSpec;
 import io.gpuwatch.rules.scope.BaselineStat;
 import io.gpuwatch.rules.scope.PeerStat;
@@ -32,6 +33,10 @@ public final class CardState implements ScopeView {
     private MetricWindow[] windows = new MetricWindow[0];
     private double[] derived = new double[0];
     private List<SeriesSpec> specs = List.of();
+    /** By window: the metric ordinal a raw card series reads, -1 for any other; and the derived card series. */
+    private int[] rawOrdinals = new int[0];
+    private int[] derivedIds = new int[0];
+    private SampleDerivation[] derivations = new SampleDerivation[0];
     /** The first process's attribution (its other fields are stale); null while the card runs none. */
     private ProcessInfo attribution;
     private long lastSampleAt;
@@ -119,6 +124,21 @@ public final class CardState implements ScopeView {
         }
         this.specs = List.copyOf(next);
         this.windows = nextWindows;
+        // what append reads of each spec, once per rule set rather than per window per reading
+        rawOrdinals = new int[nextWindows.length];
+        List<Integer> derivedCard = new ArrayList<>();
+        for (int i = 0; i < nextWindows.length; i++) {
+            SeriesSpec spec = specs.get(i);
+            rawOrdinals[i] = spec.metric() != null ? spec.metric().ordinal() : -1;
+            if (spec.derivation() != null && spec.source() == Metric.Source.CARD) {
+                derivedCard.add(i);
+            }
+        }
+        derivedIds = derivedCard.stream().mapToInt(Integer::intValue).toArray();
+        derivations = new SampleDerivation[derivedIds.length];
+        for (int k = 0; k < derivedIds.length; k++) {
+            derivations[k] = specs.get(derivedIds[k]).derivation();
+        }
         this.derived = new double[nextWindows.length];
         this.seriesView = nextWindows.clone();
         // new windows have not been moved to the card's instant yet
@@ -131,29 +151,34 @@ public final class CardState implements ScopeView {
         ProcessInfo first = reading.processes().isEmpty() ? null : reading.processes().get(0);
         // the same attribution keeps the one held: a new one per card per sample, referenced from this long-lived
         // card, is what the young collector spent most of its pauses scanning at 50,000 cards
-        if (first == null || attribution == null || !Objects.equals(first.task(), attribution.task())
-                || !Objects.equals(first.owner(), attribution.owner())
-                || !Objects.equals(first.business(), attribution.business())) {
+        if (first == null || attribution == null || !sameLabels(first, attribution)) {
+            if (first != null || attribution != null) {
+                node.attributionChanged();
+            }
             attribution = first;
         }
+        MetricValues values = reading.values();
         for (int i = 0; i < windows.length; i++) {
-            SeriesSpec spec = specs.get(i);
-            if (spec.metric() != null) {
-                windows[i].append(ts, reading.values().get(spec.metric()));
+            int ordinal = rawOrdinals[i];
+            if (ordinal >= 0) {
+                windows[i].append(ts, values.get(ordinal));
             }
         }
         at(ts);
         // a card that sent no readings this time has nothing to derive from
-        boolean silent = reading.values().isEmpty();
-        for (int i = 0; i < windows.length; i++) {
-            SeriesSpec spec = specs.get(i);
-            if (spec.derivation() != null && spec.source() == Metric.Source.CARD) {
-                double v = silent ? Double.NaN : spec.derivation().derive(this);
-                derived[i] = v;
-                windows[i].append(ts, v);
-                windows[i].at(ts);
-            }
+        boolean silent = values.isEmpty();
+        for (int k = 0; k < derivedIds.length; k++) {
+            int i = derivedIds[k];
+            double v = silent ? Double.NaN : derivations[k].derive(this);
+            derived[i] = v;
+            windows[i].append(ts, v);
+            windows[i].at(ts);
         }
+    }
+
+    private static boolean sameLabels(ProcessInfo a, ProcessInfo b) {
+        return Objects.equals(a.task(), b.task()) && Objects.equals(a.owner(), b.owner())
+                && Objects.equals(a.business(), b.business());
     }
 
     private static int cardMetrics() {
@@ -257,6 +282,7 @@ public final class CardState implements ScopeView {
         lastSampleAt = Math.max(lastSampleAt, image.lastSampleAt());
         if (image.task() != null || image.owner() != null || image.business() != null) {
             attribution = new ProcessInfo(0, null, image.task(), image.owner(), image.business());
+            node.attributionChanged();
         }
         for (EventLog.Entry e : image.events()) {
             events.add(e.ts(), e.kind(), e.code());

@@ -231,8 +231,10 @@ public final class FleetState {
         n.heard(at);
         n.sampleTaken(sample.seq());
         long ts = Math.min(sample.ts(), at);
-        for (CardReading reading : sample.cards()) {
-            CardState card = n.cardFor(reading.uuid(), null);
+        List<CardReading> readings = sample.cards();
+        for (int i = 0; i < readings.size(); i++) {
+            CardReading reading = readings.get(i);
+            CardState card = n.cardAt(i, reading.uuid());
             // before append, which takes the new attribution: idle time counts the interval the old one held
             card.latest(at, reading.values());
             card.append(ts, reading);

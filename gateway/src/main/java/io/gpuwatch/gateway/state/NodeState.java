@@ -10,6 +10,7 @@ import io.gpuwatch.rules.scope.ScopeView;
 import io.gpuwatch.rules.scope.Series;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
@@ -54,6 +55,18 @@ public final class NodeState implements ScopeView {
     private final Set<String> lost = new HashSet<>();
     /** The cards as a list for {@code cards where}, rebuilt on first use after the card set changed. */
     private List<CardState> members;
+    /**
+     * The card of each position of the samples read lately, with the uuid it came under: a probe lists its cards
+     * in the same order every second and the trace reader reuses a uuid's String, so an identity check finds the
+     * card without hashing and comparing the uuid. Cleared whenever a card leaves.
+     */
+    private String[] seenUuids = new String[0];
+    private CardState[] seenCards = new CardState[0];
+    /** Counts changes of the cards' attributions; {@link #mostCommon} recounts a label when it has moved. */
+    private long attributions;
+    /** The most common task, owner and business of the cards, and the count of changes each was found at. */
+    private final String[] common = new String[3];
+    private final long[] commonOf = {-1, -1, -1};
 
     NodeState(FleetState fleet, String name, EventLog events) {
         this.fleet = fleet;
@@ -127,6 +140,9 @@ public final class NodeState implements ScopeView {
             }
         }
         members = null;
+        attributionChanged();
+        seenUuids = new String[0];
+        seenCards = new CardState[0];
         cards.values().removeIf(card -> {
             boolean gone = !listed.contains(card.uuid());
             if (gone) {
@@ -178,6 +194,21 @@ public final class NodeState implements ScopeView {
         return skipped;
     }
 
+    /** The card of the reading at {@code position} of a sample, which names {@code uuid}; see {@link #cardFor}. */
+    CardState cardAt(int position, String uuid) {
+        if (position < seenUuids.length && seenUuids[position] == uuid) {
+            return seenCards[position];
+        }
+        CardState card = cardFor(uuid, null);
+        if (position >= seenUuids.length) {
+            seenUuids = Arrays.copyOf(seenUuids, position + 1);
+            seenCards = Arrays.copyOf(seenCards, position + 1);
+        }
+        seenUuids[position] = uuid;
+        seenCards[position] = card;
+        return card;
+    }
+
     /** The card of this uuid, created when a sample names one that hello did not. */
     CardState cardFor(String uuid, CardInfo info) {
         CardState card = cards.get(uuid);
@@ -186,6 +217,7 @@ public final class NodeState implements ScopeView {
             card.useSeries(fleet.series());
             cards.put(uuid, card);
             members = null;
+            attributionChanged();
         }
         return card;
     }
@@ -316,6 +348,20 @@ public final class NodeState implements ScopeView {
 
     /** The value of card label {@code key} most of the node's cards have; null when none has one. */
     private String mostCommon(String key) {
+        // node rules ask for the node's task on every peers(…) read; it changes only with a card's attribution
+        int k = switch (key) {
+            case "task" -> 0;
+            case "owner" -> 1;
+            default -> 2;
+        };
+        if (commonOf[k] != attributions) {
+            common[k] = countMostCommon(key);
+            commonOf[k] = attributions;
+        }
+        return common[k];
+    }
+
+    private String countMostCommon(String key) {
         String best = null;
         int most = 0;
         for (CardState a : cards.values()) {
@@ -335,6 +381,11 @@ public final class NodeState implements ScopeView {
             }
         }
         return best;
+    }
+
+    /** A card's task, owner or business changed, or the cards did: the most common ones are counted again. */
+    void attributionChanged() {
+        attributions++;
     }
 
     FleetState fleet() {

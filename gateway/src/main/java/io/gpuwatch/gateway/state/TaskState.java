@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,8 +47,11 @@ public final class TaskState extends CardPool {
     private boolean pending;
     /** The latest app frame's values by metric ordinal (NaN where absent), for the console. */
     private final double[] appLatest = nanArray(Metric.count());
-    /** Peer groups by series, window and whether they group nodes, with the instant each was computed at. */
-    private final Map<PeerKey, Peers> peers = new HashMap<>();
+    /**
+     * Peer groups by series, window and members compared, with the instant each was computed at: a few per task,
+     * found by a scan of primitive keys, since a hashed key built per {@code peers(…)} read cost more than the read.
+     */
+    private final List<Peers> peers = new ArrayList<>(2);
 
     /** The task's replicas by node name: what each node relays of the task's application readings. */
     private final Map<String, ReplicaState> replicas = new LinkedHashMap<>();
@@ -58,12 +60,22 @@ public final class TaskState extends CardPool {
     /** Which members a peer group compares. */
     private enum Among { CARDS, NODES, REPLICAS }
 
-    /** What a peer group compares: a series' mean over a window, of the task's cards, nodes or replicas. */
-    private record PeerKey(int seriesId, long windowMs, Among among) {
-    }
+    /**
+     * A peer group, of a series' mean over a window among the task's cards, nodes or replicas, and the instant it
+     * was computed at; replaced in place when it is computed again.
+     */
+    private static final class Peers {
+        final int seriesId;
+        final long windowMs;
+        final Among among;
+        long at;
+        PeerGroup<ScopeView> group;
 
-    /** A peer group and the instant it was computed at. */
-    private record Peers(long at, PeerGroup<ScopeView> group) {
+        Peers(int seriesId, long windowMs, Among among) {
+            this.seriesId = seriesId;
+            this.windowMs = windowMs;
+            this.among = among;
+        }
     }
 
     TaskState(FleetState fleet, String name) {
@@ -390,44 +402,56 @@ public final class TaskState extends CardPool {
      * 1,000-card task would otherwise read a million windows per tick.
      */
     PeerGroup<ScopeView> cardPeers(int id, long windowMs, long at) {
-        return peerGroup(new PeerKey(id, windowMs, Among.CARDS), at);
+        return peerGroup(id, windowMs, Among.CARDS, at);
     }
 
     /** The task's nodes compared on the mean, over each node's cards of the task, of their card figures. */
     PeerGroup<ScopeView> nodePeers(int id, long windowMs, long at) {
-        return peerGroup(new PeerKey(id, windowMs, Among.NODES), at);
+        return peerGroup(id, windowMs, Among.NODES, at);
     }
 
     /** The task's replicas compared on their mean of series {@code id} over {@code windowMs}. */
     PeerGroup<ScopeView> replicaPeers(int id, long windowMs, long at) {
-        return peerGroup(new PeerKey(id, windowMs, Among.REPLICAS), at);
+        return peerGroup(id, windowMs, Among.REPLICAS, at);
     }
 
     /** How old a peer group may be before it is computed again: one tick. */
     static final long PEERS_FRESH_MS = 1_000;
 
-    private PeerGroup<ScopeView> peerGroup(PeerKey key, long at) {
-        Peers held = peers.get(key);
-        if (held != null && at >= held.at() && at - held.at() < PEERS_FRESH_MS) {
-            return held.group();
+    private PeerGroup<ScopeView> peerGroup(int seriesId, long windowMs, Among among, long at) {
+        Peers held = null;
+        for (int i = 0; i < peers.size(); i++) {
+            Peers p = peers.get(i);
+            if (p.seriesId == seriesId && p.windowMs == windowMs && p.among == among) {
+                held = p;
+                break;
+            }
+        }
+        if (held != null && at >= held.at && at - held.at < PEERS_FRESH_MS) {
+            return held.group;
         }
         prune(at);
         PeerGroup<ScopeView> group;
-        if (key.among() == Among.REPLICAS) {
+        if (among == Among.REPLICAS) {
             List<ScopeView> all = new ArrayList<>(replicas.values());
             double[] figures = new double[all.size()];
             for (int i = 0; i < figures.length; i++) {
-                figures[i] = all.get(i).series(key.seriesId()).avg(key.windowMs());
+                figures[i] = all.get(i).series(seriesId).avg(windowMs);
             }
             group = PeerGroup.of(all, figures);
         } else {
             double[] figures = new double[members.size()];
             for (int i = 0; i < figures.length; i++) {
-                figures[i] = members.get(i).series(key.seriesId()).avg(key.windowMs());
+                figures[i] = members.get(i).series(seriesId).avg(windowMs);
             }
-            group = key.among() == Among.NODES ? byNode(figures) : PeerGroup.of(List.copyOf(members), figures);
+            group = among == Among.NODES ? byNode(figures) : PeerGroup.of(List.copyOf(members), figures);
         }
-        peers.put(key, new Peers(at, group));
+        if (held == null) {
+            held = new Peers(seriesId, windowMs, among);
+            peers.add(held);
+        }
+        held.at = at;
+        held.group = group;
         return group;
     }
 

@@ -17,12 +17,13 @@ import java.util.Map;
 public final class PeerGroup<K> {
     private final double[] sorted;
     private final Map<K, Double> values;
-    private final double spread;
+    /** The median absolute deviation, computed on the first SPREAD asked: most rules never ask, and it sorts. */
+    private double spread;
+    private boolean spreadKnown;
 
     private PeerGroup(double[] sorted, Map<K, Double> values) {
         this.sorted = sorted;
         this.values = values;
-        this.spread = sorted.length == 0 ? Double.NaN : mad(sorted);
     }
 
     /** The group of {@code members} whose figures are {@code figures[i]}; NaN figures are left out. */
@@ -53,6 +54,10 @@ public final class PeerGroup<K> {
             return others;
         }
         if (stat == PeerStat.SPREAD) {
+            if (!spreadKnown) {
+                spread = sorted.length == 0 ? Double.NaN : mad(sorted);
+                spreadKnown = true;
+            }
             return spread;
         }
         if (others == 0) {
