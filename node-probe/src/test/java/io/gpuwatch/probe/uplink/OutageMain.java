@@ -20,7 +20,7 @@ public final class OutageMain {
     public static void main(String[] args) throws Exception {
         int frames = Integer.parseInt(args[1]);
         UplinkConfig config = UplinkConfig.of(List.of(URI.create(args[0])), "token", null);
-        UplinkCore up = UplinkCore.overJdk(config, UplinkTest.hello(), System::currentTimeMillis);
+        UplinkCore up = UplinkCore.overSockets(config, UplinkTest.hello(), System::currentTimeMillis);
         up.start();
         long sentBytes = 0;
         for (int i = 1; i <= frames; i++) {
