@@ -34,7 +34,7 @@ import java.util.logging.Logger;
  * An uplink's connections as a small RFC 6455 client over the JDK's blocking sockets ({@link SSLSocket} for
  * {@code wss://}), for the lean NVML probe: the JDK's {@code java.net.http} client loaded some 290 classes of its
  * own and about 470 of TLS and security even for a plain {@code ws://} gateway (it builds an SSL context for
- * every client), some 5 MiB of the probe's memory (docs/performance.md#node-probe). It speaks what the probe
+ * every client), 9.5 MiB of the probe's RSS (docs/performance.md#node-probe). It speaks what the probe
  * needs: the upgrade with a bearer token, text messages out (masked, unfragmented), text messages in (fragments
  * joined), ping, pong and close. One daemon thread runs the uplink and its timers; each connection adds a reader
  * and a writer thread, so a stalled gateway never blocks the uplink's thread.
