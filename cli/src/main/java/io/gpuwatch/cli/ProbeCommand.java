@@ -292,7 +292,7 @@ final class ProbeCommand implements Callable<Integer> {
         }
         NvmlProbe probe = opened.orElse(null);
         Hello hello = probe.hello(nodeName, UUID.randomUUID().toString(), PROBE_NAME, labels);
-        UplinkCore uplink = UplinkCore.overJdk(config, hello, clock);
+        UplinkCore uplink = UplinkCore.overSockets(config, hello, clock);
         uplink.intervalHandler(probe::intervalMs);
         TraceWriter writer = openTrace(err);
         if (record != null && writer == null) {

@@ -168,9 +168,11 @@ class ProbeCommandNvmlTest {
         assertEquals(2, live.fleet().node("node-a").cards().size(), log);
         assertEquals("test", live.fleet().node("node-a").label("labels.cluster"));
 
-        // the NVML probe's uplink is the JDK's WebSocket client, and picocli sees the probe command alone
+        // the NVML probe's uplink is a WebSocket client on the JDK's sockets, and picocli sees the probe command alone
         List<String> loaded = Files.readAllLines(dir.resolve("classes.log"));
-        assertTrue(loaded.stream().anyMatch(l -> l.contains(" io.gpuwatch.probe.uplink.JdkTransport ")), "log read");
+        assertTrue(loaded.stream().anyMatch(l -> l.contains(" io.gpuwatch.probe.uplink.SocketTransport ")), "log read");
+        assertEquals(List.of(), loaded.stream().filter(l -> l.matches(".* (java\\.net\\.http|jdk\\.internal\\.net\\.http|sun\\.security\\.ssl|javax\\.net\\.ssl)\\..*"))
+                .toList(), "a ws:// probe loads neither the JDK's HTTP client nor TLS");
         assertEquals(List.of(), loaded.stream().filter(l -> l.matches(".* (io\\.vertx|io\\.netty|io\\.gpuwatch\\.gateway)\\..*"))
                 .toList(), "a probe without --kubelet or --scrape-config loads no Vert.x, Netty or gateway class");
 

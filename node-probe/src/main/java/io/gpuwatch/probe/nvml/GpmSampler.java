@@ -1,6 +1,8 @@
 package io.gpuwatch.probe.nvml;
 
+import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
+import io.gpuwatch.probe.nvml.NvmlLibrary.GpmMetricsGet;
 
 import java.util.Arrays;
 
@@ -15,7 +17,8 @@ final class GpmSampler {
 
     private final Nvml nvml;
     private final NvmlDevice device;
-    private final NvmlLibrary.GpmMetricsGet request = new NvmlLibrary.GpmMetricsGet();
+    /** The {@code nvmlGpmMetricsGet_t} request, 13 KB of native memory at {@link GpmMetricsGet}'s offsets. */
+    private final Memory request = new Memory(GpmMetricsGet.SIZE);
     private Pointer previous;
     private Pointer current;
     private boolean hasPrevious;
@@ -25,10 +28,14 @@ final class GpmSampler {
         this.device = device;
         this.previous = first;
         this.current = second;
-        // the request is 13 KB: write it whole once, then only the fields that change, and read back only
+        // zeroed once, version 1 and the metric ids set once; each call writes the samples and reads back only
         // the metrics asked for
-        request.setAutoSynch(false);
-        request.write();
+        request.clear();
+        request.setInt(0, 1);
+        request.setInt(GpmMetricsGet.OFFSET_NUM_METRICS, METRICS.length);
+        for (int i = 0; i < METRICS.length; i++) {
+            request.setInt(GpmMetricsGet.OFFSET_METRICS + (long) i * GpmMetricsGet.METRIC_SIZE, METRICS[i]);
+        }
     }
 
     /** A sampler with its two sample buffers; NOT_SUPPORTED where the card has no GPM. */
@@ -72,23 +79,18 @@ final class GpmSampler {
     }
 
     private NvmlResult<double[]> metrics(double[] ratios) {
-        request.numMetrics = METRICS.length;
-        request.sample1 = previous;
-        request.sample2 = current;
-        request.writeField("version");
-        request.writeField("numMetrics");
-        request.writeField("sample1");
-        request.writeField("sample2");
+        request.setPointer(GpmMetricsGet.OFFSET_SAMPLE1, previous);
+        request.setPointer(GpmMetricsGet.OFFSET_SAMPLE2, current);
         for (int i = 0; i < METRICS.length; i++) {
-            request.metrics[i].metricId = METRICS[i];
-            request.metrics[i].writeField("metricId");
+            // NVML may have written its status and value into every entry: reset them with the ids
+            long at = GpmMetricsGet.OFFSET_METRICS + (long) i * GpmMetricsGet.METRIC_SIZE;
+            request.setInt(at, METRICS[i]);
         }
         return nvml.gpmMetricsGet(request).map(v -> {
             for (int i = 0; i < METRICS.length; i++) {
-                NvmlLibrary.GpmMetric m = request.metrics[i];
-                m.read();
-                if (m.nvmlReturn == NvmlReturn.SUCCESS.code()) {
-                    ratios[i] = m.value / 100;
+                long at = GpmMetricsGet.OFFSET_METRICS + (long) i * GpmMetricsGet.METRIC_SIZE;
+                if (request.getInt(at + GpmMetricsGet.METRIC_OFFSET_RETURN) == NvmlReturn.SUCCESS.code()) {
+                    ratios[i] = request.getDouble(at + GpmMetricsGet.METRIC_OFFSET_VALUE) / 100;
                 }
             }
             return ratios;

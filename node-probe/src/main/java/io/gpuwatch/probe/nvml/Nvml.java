@@ -408,7 +408,7 @@ public final class Nvml {
         return call("nvmlGpmSampleGet", () -> lib.nvmlGpmSampleGet(d.handle(), sample), () -> null);
     }
 
-    NvmlResult<Void> gpmMetricsGet(NvmlLibrary.GpmMetricsGet metrics) {
+    NvmlResult<Void> gpmMetricsGet(Pointer metrics) {
         return call("nvmlGpmMetricsGet", () -> lib.nvmlGpmMetricsGet(metrics), () -> null);
     }
 

@@ -94,7 +94,8 @@ public interface NvmlLibrary extends Library {
 
     int nvmlGpmSampleGet(Pointer device, Pointer gpmSample);
 
-    int nvmlGpmMetricsGet(GpmMetricsGet metricsGet);
+    /** {@code metricsGet}: an {@code nvmlGpmMetricsGet_t} laid out as {@link GpmMetricsGet} (GpmSampler). */
+    int nvmlGpmMetricsGet(Pointer metricsGet);
 
     int nvmlEventSetCreate(PointerByReference set);
 
@@ -185,10 +186,23 @@ public interface NvmlLibrary extends Library {
         public Pointer unit;
     }
 
-    /** {@code nvmlGpmMetricsGet_t}: metrics at offset 24, sized for the largest {@code NVML_GPM_METRIC_MAX} (333). */
+    /**
+     * {@code nvmlGpmMetricsGet_t}: metrics at offset 24, sized for the largest {@code NVML_GPM_METRIC_MAX} (333).
+     * The probe passes it as raw memory at these offsets ({@code GpmSampler}): as 333 JNA structures it held
+     * 0.7 MiB of heap for 8 cards. {@code NvmlLibraryLayoutTest} checks the offsets against this layout.
+     */
     @Structure.FieldOrder({"version", "numMetrics", "sample1", "sample2", "metrics"})
     class GpmMetricsGet extends Structure {
         public static final int METRIC_MAX = 333;
+        public static final int OFFSET_NUM_METRICS = 4;
+        public static final int OFFSET_SAMPLE1 = 8;
+        public static final int OFFSET_SAMPLE2 = 16;
+        public static final int OFFSET_METRICS = 24;
+        /** {@code nvmlGpmMetric_t}: {@code metricId} at 0, {@code nvmlReturn} at 4, {@code value} at 8. */
+        public static final int METRIC_SIZE = 40;
+        public static final int METRIC_OFFSET_RETURN = 4;
+        public static final int METRIC_OFFSET_VALUE = 8;
+        public static final int SIZE = OFFSET_METRICS + METRIC_MAX * METRIC_SIZE;
 
         public int version = 1;
         public int numMetrics;

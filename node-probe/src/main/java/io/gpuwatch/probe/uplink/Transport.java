@@ -5,7 +5,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * What an {@link UplinkCore} needs from a WebSocket client: one thread (or context) that runs its actions in
  * order, timers on it, and connections whose callbacks arrive on it. Two exist: Vert.x's ({@link Uplink}) for
- * producers that already run Vert.x, and the JDK's ({@link JdkTransport}) for the lean NVML probe.
+ * producers that already run Vert.x, and a small one on the JDK's sockets ({@link SocketTransport}) for the
+ * lean NVML probe.
  */
 interface Transport {
     /** Runs {@code action} on the uplink's thread, in submission order. */

@@ -44,9 +44,10 @@ public final class Uplink {
         this.context = context;
     }
 
-    /** The same protocol over the JDK's WebSocket client, answering on {@code vertx}: the tests run both. */
-    static Uplink overJdk(Vertx vertx, UplinkConfig config, Hello hello, LongSupplier clock, RandomGenerator random) {
-        return new Uplink(new UplinkCore(new JdkTransport(config), config, hello, clock, random),
+    /** The same protocol over {@link SocketTransport}, answering on {@code vertx}: the tests run both. */
+    static Uplink overSockets(Vertx vertx, UplinkConfig config, Hello hello, LongSupplier clock,
+                              RandomGenerator random) {
+        return new Uplink(new UplinkCore(new SocketTransport(config), config, hello, clock, random),
                 vertx.getOrCreateContext());
     }
 

@@ -36,14 +36,29 @@ public record UplinkConfig(String host, int port, boolean ssl, String trustPemPa
                 welcomeTimeoutMs, List.of());
     }
 
+    /** Most unacknowledged bytes any uplink holds by default. */
+    public static final long MAX_BUFFER_BYTES = 64L << 20;
+
+    /**
+     * The byte bound of the unacknowledged-frame buffer in a JVM whose heap may grow to {@code maxHeap}: a third
+     * of it, at most {@link #MAX_BUFFER_BYTES}, so that a gateway outage fills the buffer and drops the oldest
+     * readings instead of running the probe out of memory. The lean NVML probe runs in a heap of a few MiB (the
+     * launcher's {@code -Xmx}); a frame's text costs about its UTF-8 length in the heap (Latin-1 strings) plus
+     * some 150 bytes of bookkeeping, which the frame bound (10,000) keeps under 2 MiB.
+     */
+    public static long bufferBytesFor(long maxHeap) {
+        return Math.max(1L << 20, Math.min(MAX_BUFFER_BYTES, maxHeap / 3));
+    }
+
     /** Plain WebSocket to {@code host:port}, 10,000 frames or 64 MiB of buffer, default back-off. */
     public static UplinkConfig of(String host, int port, String token) {
-        return new UplinkConfig(host, port, false, null, PROBE_PATH, token, 10_000, 64L << 20, Backoff.DEFAULT, 10_000);
+        return new UplinkConfig(host, port, false, null, PROBE_PATH, token, 10_000, MAX_BUFFER_BYTES, Backoff.DEFAULT, 10_000);
     }
 
     /**
      * The gateways of one cluster, by their probe URLs: the first is the one connected to first, the others are
      * failed over to in turn. A URL without a path means {@value #PROBE_PATH}, without a port 80 (ws) or 443 (wss).
+     * The buffer holds 10,000 frames or {@link #bufferBytesFor} this JVM's maximum heap, whichever is less.
      *
      * @param trustPemPath PEM certificate(s) for the {@code wss://} ones; null trusts the JVM's default store
      * @throws IllegalArgumentException for an empty list, or naming the first URL that is not ws:// or wss://
@@ -56,8 +71,8 @@ public record UplinkConfig(String host, int port, boolean ssl, String trustPemPa
         URI first = gateways.get(0);
         boolean tls = "wss".equals(first.getScheme());
         return new UplinkConfig(first.getHost(), first.getPort() > 0 ? first.getPort() : tls ? 443 : 80, tls,
-                trustPemPath, pathOf(first), token, 10_000, 64L << 20, Backoff.DEFAULT, 10_000,
-                gateways.subList(1, gateways.size()));
+                trustPemPath, pathOf(first), token, 10_000, bufferBytesFor(Runtime.getRuntime().maxMemory()),
+                Backoff.DEFAULT, 10_000, gateways.subList(1, gateways.size()));
     }
 
     /**

@@ -39,7 +39,8 @@ import java.util.random.RandomGenerator;
  * does not own this node) sends it straight to the gateway named there, at most {@value #MAX_REDIRECTS} times in
  * a row before it backs off.
  * All state lives on the transport's one thread; methods may be called from any thread and never block.
- * {@link Uplink} runs it over Vert.x, {@link #overJdk} over the JDK's own WebSocket client (no Vert.x or Netty).
+ * {@link Uplink} runs it over Vert.x, {@link #overSockets} over a small WebSocket client on the JDK's sockets (no
+ * Vert.x, Netty, java.net.http or, for ws://, TLS).
  */
 public final class UplinkCore {
     private static final Logger LOG = Logger.getLogger(UplinkCore.class.getName());
@@ -111,9 +112,12 @@ public final class UplinkCore {
         this.gateway = targets.get(0).toString();
     }
 
-    /** An uplink over the JDK's own WebSocket client, on a thread of its own, with an unseeded jitter source. */
-    public static UplinkCore overJdk(UplinkConfig config, Hello hello, LongSupplier clock) {
-        return new UplinkCore(new JdkTransport(config), config, hello, clock, new SplittableRandom());
+    /**
+     * An uplink over a small WebSocket client on the JDK's sockets ({@link SocketTransport}), on a thread of its
+     * own, with an unseeded jitter source: the lean NVML probe's.
+     */
+    public static UplinkCore overSockets(UplinkConfig config, Hello hello, LongSupplier clock) {
+        return new UplinkCore(new SocketTransport(config), config, hello, clock, new SplittableRandom());
     }
 
     /** The node this uplink speaks for. */

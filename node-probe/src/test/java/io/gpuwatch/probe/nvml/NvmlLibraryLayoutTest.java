@@ -1,5 +1,6 @@
 package io.gpuwatch.probe.nvml;
 
+import com.sun.jna.Pointer;
 import com.sun.jna.Structure;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +24,29 @@ class NvmlLibraryLayoutTest {
         assertEquals(40, size(new NvmlLibrary.GpmMetric()));
         assertEquals(24 + 333 * 40, size(new NvmlLibrary.GpmMetricsGet()));
         assertEquals(32, size(new NvmlLibrary.EventData()));
+    }
+
+    @Test
+    void gpmSamplersRawOffsetsAreTheStructureLayout() {
+        NvmlLibrary.GpmMetricsGet get = new NvmlLibrary.GpmMetricsGet();
+        assertEquals(NvmlLibrary.GpmMetricsGet.SIZE, get.size());
+        get.write(); // JNA fills the array of structures as it writes it
+        get.numMetrics = 7;
+        get.sample1 = new Pointer(0x1111);
+        get.sample2 = new Pointer(0x2222);
+        get.metrics[2].metricId = 10;
+        get.metrics[2].nvmlReturn = 3;
+        get.metrics[2].value = 42.5;
+        get.write();
+        Pointer raw = get.getPointer();
+        assertEquals(1, raw.getInt(0), "version");
+        assertEquals(7, raw.getInt(NvmlLibrary.GpmMetricsGet.OFFSET_NUM_METRICS));
+        assertEquals(0x1111, Pointer.nativeValue(raw.getPointer(NvmlLibrary.GpmMetricsGet.OFFSET_SAMPLE1)));
+        assertEquals(0x2222, Pointer.nativeValue(raw.getPointer(NvmlLibrary.GpmMetricsGet.OFFSET_SAMPLE2)));
+        long at = NvmlLibrary.GpmMetricsGet.OFFSET_METRICS + 2L * NvmlLibrary.GpmMetricsGet.METRIC_SIZE;
+        assertEquals(10, raw.getInt(at));
+        assertEquals(3, raw.getInt(at + NvmlLibrary.GpmMetricsGet.METRIC_OFFSET_RETURN));
+        assertEquals(42.5, raw.getDouble(at + NvmlLibrary.GpmMetricsGet.METRIC_OFFSET_VALUE));
     }
 
     @Test
