@@ -337,7 +337,9 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     /**
      * In a cluster, leaves out of the checkpoint {@code held} the nodes a peer has heard since and shared: while
      * this gateway was down a survivor took them over and their probes let go of the frames it acknowledged, which
-     * this older checkpoint lacks. The takeover brings that newer evaluation when they are assigned here.
+     * this older checkpoint lacks. The takeover brings that newer evaluation when they are assigned here. Their
+     * alerts stay: taken back as the checkpoint had them they resolve on their own terms, where an alert the
+     * ledger alone brings back is held firing for its rule's longest window.
      */
     private Future<Evaluation> leaveFresherToCluster(Evaluation held) {
         if (cluster == null || held.nodes().isEmpty()) {
@@ -361,7 +363,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 LOG.info("left " + gone.size() + " of the checkpoint's " + held.nodes().size() + " nodes to the "
                         + "evaluation a peer shared after hearing them since: " + gone);
             }
-            return held.without(gone);
+            return held.withoutNodes(gone);
         }).recover(e -> {
             LOG.warning("could not compare the checkpoint with the cluster's evaluation, so it is taken as it is: "
                     + e.getMessage());

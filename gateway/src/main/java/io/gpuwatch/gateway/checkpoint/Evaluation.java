@@ -44,28 +44,15 @@ public record Evaluation(long at, List<NodeImage> nodes, List<AlertImage> alerts
                 .filter(a -> a.instance().equals(nodeKey) || a.instance().startsWith(cardPrefix)).toList());
     }
 
-    /** This evaluation without {@code gone}'s nodes and the alerts of them and their cards. */
-    public Evaluation without(Set<String> gone) {
+    /**
+     * This evaluation without {@code gone}'s nodes; the alerts of them and their cards stay, as the best this
+     * evaluation knows of them until a newer one arrives with their nodes.
+     */
+    public Evaluation withoutNodes(Set<String> gone) {
         if (gone.isEmpty()) {
             return this;
         }
-        return new Evaluation(at, nodes.stream().filter(n -> !gone.contains(n.name())).toList(),
-                alerts.stream().filter(a -> !gone.contains(nodeOf(a.instance()))).toList(), scopes);
-    }
-
-    /** The node an engine key of a node or a card names, or null for a key of another scope. */
-    private static String nodeOf(String instance) {
-        String nodePrefix = NodeState.key("");
-        if (instance.startsWith(nodePrefix)) {
-            return instance.substring(nodePrefix.length());
-        }
-        String cardPrefix = CardState.key("", "");
-        if (instance.startsWith(cardPrefix.substring(0, cardPrefix.length() - 1))) {
-            String rest = instance.substring(cardPrefix.length() - 1);
-            int slash = rest.indexOf('/');
-            return slash < 0 ? null : rest.substring(0, slash);
-        }
-        return null;
+        return new Evaluation(at, nodes.stream().filter(n -> !gone.contains(n.name())).toList(), alerts, scopes);
     }
 
     /**
