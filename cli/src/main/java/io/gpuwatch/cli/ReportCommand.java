@@ -5,6 +5,7 @@ import io.gpuwatch.gateway.coverage.CoverageReport;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -45,14 +46,8 @@ final class ReportCommand implements Runnable {
                     + "which loaded rules cannot fire for want of the missing ones (GET /api/v1/coverage; "
                     + "docs/operations.md, Coverage).")
     static final class Coverage implements Callable<Integer> {
-        @Option(names = "--gateway", paramLabel = "URL", defaultValue = "http://127.0.0.1:9464",
-                description = "the gateway's HTTP API (default: ${DEFAULT-VALUE})")
-        String gateway;
-
-        @Option(names = "--token-file", paramLabel = "FILE",
-                description = "file holding an API token of role viewer or above (a gateway without --api-tokens "
-                        + "needs none)")
-        Path tokenFile;
+        @Mixin
+        Source source;
 
         @Option(names = "--format", paramLabel = "md|json", defaultValue = "MD",
                 description = "md (default) for people, json as the API answers it")
@@ -65,7 +60,7 @@ final class ReportCommand implements Runnable {
         public Integer call() throws InterruptedException {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
-            Fetched r = fetch(gateway, tokenFile, "/api/v1/coverage", "report coverage", err);
+            Fetched r = source.fetch("/api/v1/coverage", "report coverage", err);
             if (r.body() == null) {
                 return r.exit();
             }
@@ -73,7 +68,7 @@ final class ReportCommand implements Runnable {
             try {
                 report = new JsonObject(r.body());
             } catch (DecodeException e) {
-                err.println("report coverage: " + gateway + " answered no JSON: " + e.getMessage());
+                err.println("report coverage: " + source.gateway + " answered no JSON: " + e.getMessage());
                 return 1;
             }
             out.print(format == Format.JSON ? report.encodePrettily() + "\n" : CoverageReport.markdown(report));
@@ -86,51 +81,62 @@ final class ReportCommand implements Runnable {
     record Fetched(String body, int exit) {
     }
 
-    /**
-     * GETs {@code pathAndQuery} from the gateway's API with the token in {@code tokenFile} (if any); anything but
-     * a 200 is told on {@code err} under {@code command}'s name.
-     */
-    static Fetched fetch(String gateway, Path tokenFile, String pathAndQuery, String command, PrintWriter err)
-            throws InterruptedException {
-        URI uri;
-        try {
-            uri = URI.create(gateway.replaceAll("/+$", "") + pathAndQuery);
-            if (uri.getScheme() == null || !uri.getScheme().matches("https?")) {
-                throw new IllegalArgumentException("expected http:// or https://");
-            }
-        } catch (IllegalArgumentException e) {
-            err.println("--gateway: not an http(s) URL: " + gateway + " (" + e.getMessage() + ")");
-            return new Fetched(null, 2);
-        }
-        HttpRequest.Builder req = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60)).GET();
-        if (tokenFile != null) {
-            String token;
+    /** Where a report comes from: the gateway's API and the token it takes, as every report asks for them. */
+    static final class Source {
+        @Option(names = "--gateway", paramLabel = "URL", defaultValue = "http://127.0.0.1:9464",
+                description = "the gateway's HTTP API (default: ${DEFAULT-VALUE})")
+        String gateway;
+
+        @Option(names = "--token-file", paramLabel = "FILE",
+                description = "file holding an API token of role viewer or above (a gateway without --api-tokens "
+                        + "needs none)")
+        Path tokenFile;
+
+        /**
+         * GETs {@code pathAndQuery} from the gateway's API with the token in {@code tokenFile} (if any); anything
+         * but a 200 is told on {@code err} under {@code command}'s name.
+         */
+        Fetched fetch(String pathAndQuery, String command, PrintWriter err) throws InterruptedException {
+            URI uri;
             try {
-                token = Files.readString(tokenFile).strip();
+                uri = URI.create(gateway.replaceAll("/+$", "") + pathAndQuery);
+                if (uri.getScheme() == null || !uri.getScheme().matches("https?")) {
+                    throw new IllegalArgumentException("expected http:// or https://");
+                }
+            } catch (IllegalArgumentException e) {
+                err.println("--gateway: not an http(s) URL: " + gateway + " (" + e.getMessage() + ")");
+                return new Fetched(null, 2);
+            }
+            HttpRequest.Builder req = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60)).GET();
+            if (tokenFile != null) {
+                String token;
+                try {
+                    token = Files.readString(tokenFile).strip();
+                } catch (IOException e) {
+                    err.println("--token-file: cannot read " + tokenFile + ": " + e.getMessage());
+                    return new Fetched(null, 2);
+                }
+                if (token.isEmpty()) {
+                    err.println("--token-file: " + tokenFile + " is empty");
+                    return new Fetched(null, 2);
+                }
+                req.header("Authorization", "Bearer " + token);
+            }
+            HttpResponse<String> r;
+            try {
+                r = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()
+                        .send(req.build(), HttpResponse.BodyHandlers.ofString());
             } catch (IOException e) {
-                err.println("--token-file: cannot read " + tokenFile + ": " + e.getMessage());
-                return new Fetched(null, 2);
+                err.println(command + ": cannot reach " + uri + ": " + e);
+                return new Fetched(null, 1);
             }
-            if (token.isEmpty()) {
-                err.println("--token-file: " + tokenFile + " is empty");
-                return new Fetched(null, 2);
+            if (r.statusCode() != 200) {
+                err.println(command + ": " + uri + " answered " + r.statusCode() + ": " + r.body().strip()
+                        + (r.statusCode() == 401 ? " (give --token-file with a viewer's API token)" : ""));
+                return new Fetched(null, 1);
             }
-            req.header("Authorization", "Bearer " + token);
+            return new Fetched(r.body(), 0);
         }
-        HttpResponse<String> r;
-        try {
-            r = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()
-                    .send(req.build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            err.println(command + ": cannot reach " + uri + ": " + e);
-            return new Fetched(null, 1);
-        }
-        if (r.statusCode() != 200) {
-            err.println(command + ": " + uri + " answered " + r.statusCode() + ": " + r.body().strip()
-                    + (r.statusCode() == 401 ? " (give --token-file with a viewer's API token)" : ""));
-            return new Fetched(null, 1);
-        }
-        return new Fetched(r.body(), 0);
     }
 
     /** Output formats of the capacity report. */
@@ -146,14 +152,8 @@ final class ReportCommand implements Runnable {
                     + "cost per effective PFLOP-hour per GPU model and pool, cost per million tokens per business "
                     + "(GET /api/v1/reports/capacity; docs/capacity.md).")
     static final class Capacity implements Callable<Integer> {
-        @Option(names = "--gateway", paramLabel = "URL", defaultValue = "http://127.0.0.1:9464",
-                description = "the gateway's HTTP API (default: ${DEFAULT-VALUE})")
-        String gateway;
-
-        @Option(names = "--token-file", paramLabel = "FILE",
-                description = "file holding an API token of role viewer or above (a gateway without --api-tokens "
-                        + "needs none)")
-        Path tokenFile;
+        @Mixin
+        Source source;
 
         @Option(names = "--since", paramLabel = "DURATION", defaultValue = "7d",
                 description = "how far back: 90m, 12h, 7d, 2w or a sum such as 1d12h (default: ${DEFAULT-VALUE}); "
@@ -176,7 +176,7 @@ final class ReportCommand implements Runnable {
                 err.println("--since: " + window.error());
                 return 2;
             }
-            Fetched r = fetch(gateway, tokenFile, "/api/v1/reports/capacity?since="
+            Fetched r = source.fetch("/api/v1/reports/capacity?since="
                     + URLEncoder.encode(since.strip(), StandardCharsets.UTF_8) + "&format="
                     + format.name().toLowerCase(Locale.ROOT), "report capacity", err);
             if (r.body() == null) {
