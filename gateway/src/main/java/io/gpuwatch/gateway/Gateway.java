@@ -498,6 +498,7 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
         probes.clustered(cluster::redirectFor, this::adopt);
         return cluster.start(() -> {
             probes.release(cluster::owns);
+            forgetMoved();
             adoptOrphans();
         })
                 .onSuccess(v -> dispatcher.deliverThrough(cluster.claimed(Delivery.DIRECT)));
@@ -592,6 +593,19 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 LOG.warning("could not share the evaluation with the cluster: " + r.cause().getMessage());
             }
         });
+    }
+
+    /**
+     * Lets go of the nodes the cluster now assigns to a peer: kept here, a node whose probe has moved would look
+     * silent, fire {@code node-silent} unseen, and page falsely when the ring gives it back or a restart takes it
+     * from the checkpoint. The peer goes on from the evaluation this gateway shared.
+     */
+    private void forgetMoved() {
+        List<String> moved = fleet.nodes().stream().map(NodeState::name).filter(n -> !cluster.owns(n)).toList();
+        moved.forEach(evaluator::forget);
+        if (!moved.isEmpty()) {
+            LOG.info("left " + moved.size() + " nodes to the gateways the cluster now assigns them: " + moved);
+        }
     }
 
     /**

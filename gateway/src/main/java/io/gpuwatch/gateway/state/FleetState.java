@@ -211,6 +211,18 @@ public final class FleetState {
         return node.restore(image, absentMs, absentUntil);
     }
 
+    /**
+     * Lets go of a node another gateway of the cluster now evaluates: its cards leave their tasks at the next
+     * pruning, and nothing here goes on counting its silence. Returns the node, or null when unknown.
+     */
+    public NodeState forget(String node) {
+        NodeState n = nodes.remove(node);
+        if (n != null) {
+            n.cards().forEach(CardState::dropped);
+        }
+        return n;
+    }
+
     /** The node's connection closed; it stays a member, and silence counts from its last frame. */
     public void disconnected(String node) {
         NodeState n = nodes.get(node);

@@ -8,6 +8,7 @@ import io.gpuwatch.gateway.checkpoint.Evaluation;
 import io.gpuwatch.gateway.checkpoint.EvaluationFile;
 import io.gpuwatch.gateway.ingest.IngestConfig;
 import io.gpuwatch.gateway.reload.RuleFiles;
+import io.gpuwatch.gateway.state.CardState;
 import io.gpuwatch.gateway.state.NodeState;
 import io.gpuwatch.protocol.CardReading;
 import io.gpuwatch.protocol.Event;
@@ -300,6 +301,57 @@ class EvaluationFailoverTest {
         xid(owner, node, 4);
         assertEquals(4, xids(owner, node), "its owner holds every XID the node sent");
         await(again.close());
+    }
+
+    @Test
+    void aNodeTheRingMovesToAJoiningPeerIsNoLongerEvaluatedHereSoItsMoveNeverLooksLikeSilence(Vertx vertx)
+            throws Exception {
+        int p1 = freePort();
+        Gateway one = gateway(p1, List.of(p1));
+        WebSocketClient client = vertx.createWebSocketClient();
+        List<String> nodes = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            nodes.add("node-" + i);
+            connect(client, one, "node-" + i);
+            hotSecond(one, "node-" + i, 1);
+        }
+        // a peer joins: the ring hands it some of the nodes, whose probes the first gateway sends on
+        int p2 = freePort();
+        Gateway two = gateway(p2, List.of(p1, p2));
+        Cluster c1 = one.cluster().orElseThrow();
+        List<String> moved = new ArrayList<>();
+        for (long deadline = System.currentTimeMillis() + 30_000; moved.isEmpty(); Thread.sleep(100)) {
+            assertTrue(System.currentTimeMillis() < deadline, "the ring never gave the peer a node");
+            for (String node : nodes) {
+                if (!await(one.onEventLoop(() -> c1.owns(node)))) {
+                    moved.add(node);
+                }
+            }
+        }
+        for (String node : moved) {
+            for (long deadline = System.currentTimeMillis() + 30_000;
+                 await(one.onEventLoop(() -> one.fleet().node(node) != null)); Thread.sleep(100)) {
+                assertTrue(System.currentTimeMillis() < deadline, "the first gateway still holds " + node);
+            }
+        }
+        // a minute on, no probe of the moved nodes ever talks to the first gateway again
+        for (int s = 0; s < 60; s++) {
+            now.addAndGet(1000);
+            drive(one, one::tick);
+        }
+        List<String> silent = await(one.onEventLoop(() -> one.ledger().live().stream()
+                .filter(a -> a.rule().equals("node-silent")).map(a -> a.labels().get("node")).toList()));
+        for (String node : moved) {
+            assertTrue(!silent.contains(node), node + " moved to the peer, yet the first gateway holds it silent");
+        }
+        List<String> held = await(one.onEventLoop(() -> one.evaluator().engine().images().stream()
+                .map(a -> a.instance()).toList()));
+        for (String node : moved) {
+            assertTrue(held.stream().noneMatch(k -> k.equals(NodeState.key(node))
+                            || k.startsWith(CardState.key(node, ""))),
+                    "a checkpoint of the first gateway would keep an alert of " + node + ": " + held);
+        }
+        assertTrue(await(two.onEventLoop(() -> two.cluster().orElseThrow().owns(moved.get(0)))));
     }
 
     /** How many XIDs of {@code node} the checkpoint in {@code data} holds. */
