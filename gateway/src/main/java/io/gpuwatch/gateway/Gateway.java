@@ -317,6 +317,12 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                         if (key != null && evaluator.engine().state(a.rule(), key) == AlertState.FIRING) {
                             continue;
                         }
+                        if (key != null && firedOnKeptWindows(held, a)
+                                && evaluator.engine().restore(new AlertImage(a.rule(), key, AlertState.FIRING,
+                                a.activeSince(), -1, a.labels(), a.annotations().get("summary"),
+                                a.annotations().get("description")), clock.millis() + Checkpoint.GRACE_MS)) {
+                            continue;
+                        }
                         // the checkpoint did not hold it; without a state the alert would never resolve
                         if (!evaluator.restore(a.rule(), a.labels(), a.activeSince())) {
                             LOG.warning("alert " + a.rule() + " " + a.labels() + " came back from the store, but its"
@@ -381,6 +387,12 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     }
 
     /**
+     * How far back a resolve of the ledger is taken back into the engine at a restart: beyond the oldest frame the
+     * probes replay (the windows' checkpoint, 1–2 minutes apart at 50,000 cards) plus a long restart.
+     */
+    private static final long RESOLVED_KEPT_MS = 10 * 60_000;
+
+    /**
      * Takes back the nodes, cards and pending and firing alerts of a checkpoint, before any probe connects: a
      * node silent since before the restart pages {@code node-silent} when a clean run would, a pending alert
      * fires at its original deadline. The ledger is written at every transition and the checkpoint up to
@@ -390,12 +402,6 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
      * is over (its condition ended on data the windows may lack until then); one whose page was never stored
      * fires again if its condition still holds.
      */
-    /**
-     * How far back a resolve of the ledger is taken back into the engine at a restart: beyond the oldest frame the
-     * probes replay (the windows' checkpoint, 1–2 minutes apart at 50,000 cards) plus a long restart.
-     */
-    private static final long RESOLVED_KEPT_MS = 10 * 60_000;
-
     private void restoreEvaluation(Evaluation held, List<Alert> live, List<Alert> history) {
         if (held.nodes().isEmpty() && held.alerts().isEmpty() && held.scopes().isEmpty()) {
             return;
@@ -451,6 +457,21 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 + " pending or firing alerts from " + checkpoint.file() + ", as of " + (now - held.at())
                 + " ms ago" + (skippedWindows == 0 ? "" : "; " + skippedWindows
                 + " windows of series the rules no longer read as before start empty"));
+    }
+
+    /**
+     * Whether a live alert the checkpoint lacks fired on data the restart keeps: after the checkpoint was taken,
+     * about a node it holds (or a task or queue, when it holds any), so its windows come back and the probes
+     * re-send what followed, and the rules can end it on time. Otherwise its windows are lost and it is held
+     * firing for its rule's longest window.
+     */
+    private static boolean firedOnKeptWindows(Evaluation held, Alert a) {
+        if (a.activeSince() < held.at()) {
+            return false;
+        }
+        String node = a.labels().get("node");
+        return node != null ? held.nodes().stream().anyMatch(n -> n.name().equals(node))
+                : !held.nodes().isEmpty() || !held.scopes().isEmpty();
     }
 
     /**

@@ -373,6 +373,31 @@ class CheckpointRestartTest {
     }
 
     @Test
+    void anAlertThatFiredAfterTheLastCheckpointResolvesAsInACleanRun(Vertx vertx) throws Exception {
+        // hot from +22 s to +25 s: fires at +22 s, its condition false from +26 s, resolved 10 s later. The last
+        // checkpoint before the kill at +30 s is from +20 s, so only the ledger holds the alert; the windows are in
+        // the checkpoint and the probe re-sends what came after, so nothing is missing to end it on time (it is
+        // not held for its rule's two-minute window, as an alert whose windows are lost must be)
+        ruleSet = rules("""
+                group: restart
+                layer: device
+                severity: page
+                rules:
+                  - name: hot
+                    scope: card
+                    when: tempC > 85 && max(tempC, 2m) > 0
+                    keep_firing_for: 10s
+                """);
+        LongFunction<Double> spike = s -> s >= 22 && s <= 25 ? 90.0 : 60.0;
+        Script samples = (s, seq, ts) -> new Sample(seq, ts, List.of(new CardReading(CARD,
+                MetricValues.builder().set(Metric.TEMP_C, spike.apply(s)).build(), List.of())));
+        List<Outcome> clean = run(vertx, "clean", samples, 200, 0, 0, 0, 0);
+        assertEquals(List.of(new Outcome("hot", T0 + 22_000, T0 + 36_000)), clean);
+        assertEquals(clean, run(vertx, "killed", samples, 200, 30, 5, 0, 10), "killed while keep_firing_for counts");
+        assertEquals(clean, run(vertx, "killed-after", samples, 200, 40, 5, 0, 20), "killed after it resolved");
+    }
+
+    @Test
     void aCorruptOrTruncatedCheckpointNeverStopsStartAndItsGoodLinesAreTaken(Vertx vertx) throws Exception {
         Path data = dir.resolve("corrupt");
         Files.createDirectories(data);
