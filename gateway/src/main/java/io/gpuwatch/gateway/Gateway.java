@@ -310,7 +310,12 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                     outbox = new OutboxSender(vertx, store, sendsTo, clock, OutboxSender.Settings.standard(null));
                     dispatcher.deliverThrough(cluster == null ? outbox : cluster.claimed(outbox));
                     ledger = persistent;
-                    persistent.recover((live, ended) -> dispatcher.resume(live, ended, opened.getValue()));
+                    persistent.recover((live, ended) -> {
+                        dispatcher.resume(live, ended, opened.getValue());
+                        if (cluster != null) {
+                            cluster.holding(live);
+                        }
+                    });
                     restoreEvaluation(held, persistent.live(), persistent.history());
                     for (Alert a : persistent.live()) {
                         String key = evaluator.instanceKey(a.rule(), a.labels());

@@ -63,6 +63,9 @@ public final class Cluster {
     private AsyncMap<String, String> members;
     private SendClaims claims;
     private SharedAlerts alerts;
+    private SharedHolders holders;
+    /** The deliveries {@link #claimed} made, whose kept-back resolves a change of members may release. */
+    private final List<ClaimedDelivery> deliveries = new ArrayList<>();
     private AsyncMap<String, String> evaluation;
     private SharedMap<Silence> silences;
     private SharedMap<Acknowledgement> acks;
@@ -112,12 +115,14 @@ public final class Cluster {
         Future<AsyncMap<String, String>> e = vertx.sharedData().getAsyncMap(EVALUATION);
         Future<AsyncMap<String, String>> x = vertx.sharedData().getAsyncMap(SharedEscalations.MAP);
         Future<AsyncMap<String, String>> p = vertx.sharedData().getAsyncMap(SharedEscalations.PAGES);
-        return Future.all(List.of(m, c, a, s, k, e, x, p)).compose(v -> {
+        Future<AsyncMap<String, String>> h = vertx.sharedData().getAsyncMap(SharedHolders.MAP);
+        return Future.all(List.of(m, c, a, s, k, e, x, p, h)).compose(v -> {
             escalations = new SharedEscalations(x.result(), p.result(), memberId());
             evaluation = e.result();
             members = m.result();
             claims = new SendClaims(c.result());
             alerts = new SharedAlerts(a.result());
+            holders = new SharedHolders(h.result(), memberId());
             silences = new SharedMap<>(s.result(), SilenceForm.INSTANCE);
             acks = new SharedMap<>(k.result(), AckForm.INSTANCE);
             return members.put(memberId(), probeUrl);
@@ -290,6 +295,8 @@ public final class Cluster {
             if (changed) {
                 LOG.info("cluster members now " + known.size() + ": " + known.values());
                 onChange.run();
+                // a gateway gone holds nothing firing: the resolves kept back for it are news now
+                holders.purge(known.keySet()).onComplete(r -> deliveries.forEach(ClaimedDelivery::recheck));
             }
             return null;
         });
@@ -327,11 +334,33 @@ public final class Cluster {
         if (claims == null) {
             throw new IllegalStateException("the cluster's claim map opens in start(); claim after it completes");
         }
-        return new ClaimedDelivery(claims, inner, this::speaksFor);
+        ClaimedDelivery d = new ClaimedDelivery(claims, inner, this::speaksFor, holders,
+                () -> Set.copyOf(urls.keySet()));
+        deliveries.add(d);
+        return d;
+    }
+
+    /**
+     * Tells the peers that this gateway holds the alerts {@code live} firing: those without a node, which other
+     * gateways may hold too, after a restart took them back from the store.
+     */
+    public void holding(List<Notification> live) {
+        for (Notification n : live) {
+            if (!n.labels().containsKey("node")) {
+                holders.hold(n.fingerprint()).onFailure(e -> LOG.warning("could not share that alert "
+                        + n.fingerprint() + " fires here: " + e.getMessage()));
+            }
+        }
     }
 
     /** Shares a change of an alert this gateway speaks for with its peers. */
     public void record(Notification n) {
+        if (!n.labels().containsKey("node")) {
+            Future<Void> shared = n.status() == Notification.Status.FIRING ? holders.hold(n.fingerprint())
+                    : holders.release(n.fingerprint());
+            shared.onFailure(e -> LOG.warning("could not share whether alert " + n.fingerprint() + " fires here: "
+                    + e.getMessage()));
+        }
         if (speaksFor(n)) {
             alerts.record(n).onFailure(e -> LOG.warning("could not share alert " + n.fingerprint() + " with the "
                     + "cluster: " + e.getMessage()));

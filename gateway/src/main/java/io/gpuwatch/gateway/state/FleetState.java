@@ -212,15 +212,13 @@ public final class FleetState {
     }
 
     /**
-     * Lets go of a node another gateway of the cluster now evaluates: its cards leave their tasks at the next
-     * pruning, and nothing here goes on counting its silence. Returns the node, or null when unknown.
+     * Lets go of a node another gateway of the cluster now evaluates, so nothing here goes on counting its
+     * silence. Its cards stay members of their tasks until their attribution ages out, as a card that stops
+     * sending does: dropped at once, a task's alert would resolve here the moment its node moved, though the
+     * task's condition still holds on the peer. Returns the node, or null when unknown.
      */
     public NodeState forget(String node) {
-        NodeState n = nodes.remove(node);
-        if (n != null) {
-            n.cards().forEach(CardState::dropped);
-        }
-        return n;
+        return nodes.remove(node);
     }
 
     /** The node's connection closed; it stays a member, and silence counts from its last frame. */
