@@ -67,6 +67,15 @@ public final class Evaluator {
      */
     public static final long CATCH_UP_MS = 2_000;
 
+    /**
+     * How long after the latest frame of a re-sent backlog arrived its node is still left to its frames. Well above
+     * {@link #CATCH_UP_MS}: a gateway stalled for seconds in the middle of a backlog (a collection, a busy host)
+     * would otherwise tick the node at arrival time on windows holding only part of it, and the node's rules could
+     * not go back to the read times of the rest, losing an incident inside the outage. A node whose probe dies in
+     * the middle of its backlog counts as silent this much later.
+     */
+    public static final long BACKLOG_QUIET_MS = 10_000;
+
     /** A card's engine key, built once; when (arrival time) its rules last ran, and at what time they ran. */
     private static final class CardSlot {
         final String key;
@@ -233,7 +242,7 @@ public final class Evaluator {
     /** Whether {@code node} is re-sending a backlog: its last frame was an old one, and it arrived just now. */
     private boolean catchingUp(NodeState node, long now) {
         NodeSlot slot = nodes.get(node);
-        return slot != null && slot.backlogHeardAt != Long.MIN_VALUE && now - slot.backlogHeardAt < CATCH_UP_MS;
+        return slot != null && slot.backlogHeardAt != Long.MIN_VALUE && now - slot.backlogHeardAt < BACKLOG_QUIET_MS;
     }
 
     private NodeSlot slot(NodeState node) {
