@@ -4,25 +4,21 @@ import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.receiver.chat.ChatDelivery;
+import io.gpuwatch.notify.receiver.chat.ChatSending;
 import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.retry.Outcome;
-import io.gpuwatch.notify.retry.Pause;
 import io.gpuwatch.notify.acklink.AckLink;
 import io.gpuwatch.notify.oncall.OnCall;
 import io.gpuwatch.notify.render.Markup;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.client.WebClient;
 
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Random;
-import java.util.random.RandomGenerator;
 
 /**
  * Posts each batch as one markdown message to a DingTalk custom robot, with {@code timestamp} and {@code sign}
@@ -42,50 +38,20 @@ public final class DingTalkReceiver implements Receiver {
     private final AckLink ackLink;
     private final InstantSource clock;
 
-    /** A receiver with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
-    public DingTalkReceiver(String name, DingTalkConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock) {
-        this(name, config, client, random, pause, clock, OnCall.NOBODY);
-    }
-
-    /** A receiver whose firing messages mention whoever {@code onCall} names at the time of sending. */
-    public DingTalkReceiver(String name, DingTalkConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock, OnCall onCall) {
-        this(name, config, client, random, pause, clock, onCall, null);
-    }
-
     /**
-     * A receiver whose firing messages mention whoever {@code onCall} names and, with an {@code ackLink}, carry a
-     * signed link that acknowledges their firing alerts (this bot gives no callback for a button).
+     * A receiver whose firing messages mention whoever {@code onCall} names and, with an {@code ackLink} (or
+     * null), carry a signed link that acknowledges their firing alerts (this bot gives no callback for a button).
      */
-    public DingTalkReceiver(String name, DingTalkConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock, OnCall onCall, AckLink ackLink) {
+    public DingTalkReceiver(String name, DingTalkConfig config, ChatSending sending, OnCall onCall,
+                            AckLink ackLink) {
         this.onCall = Objects.requireNonNull(onCall, "onCall");
         this.ackLink = ackLink;
         this.name = Objects.requireNonNull(name, "name");
         this.config = Objects.requireNonNull(config, "config");
-        this.clock = Objects.requireNonNull(clock, "clock");
+        this.clock = sending.clock();
         this.delivery = new ChatDelivery(name, config.url().reveal(),
                 config.signingSecret() == null ? List.of() : List.of(config.signingSecret().reveal()),
-                config.settings(), client, random, pause, clock);
-    }
-
-    /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
-    public static DingTalkReceiver create(Vertx vertx, WebClient client, String name, DingTalkConfig config) {
-        return new DingTalkReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
-    }
-
-    /** A receiver pausing on Vert.x timers whose firing messages mention whoever {@code onCall} names. */
-    public static DingTalkReceiver create(Vertx vertx, WebClient client, String name, DingTalkConfig config,
-                                      OnCall onCall) {
-        return create(vertx, client, name, config, onCall, null);
-    }
-
-    /** As {@link #create(Vertx, WebClient, String, DingTalkConfig, OnCall)}, with a signed acknowledge link if given. */
-    public static DingTalkReceiver create(Vertx vertx, WebClient client, String name, DingTalkConfig config,
-                                      OnCall onCall, AckLink ackLink) {
-        return new DingTalkReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system(),
-                onCall, ackLink);
+                config.settings(), sending);
     }
 
     @Override

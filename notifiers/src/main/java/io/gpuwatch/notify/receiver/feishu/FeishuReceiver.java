@@ -4,24 +4,20 @@ import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.receiver.chat.ChatDelivery;
+import io.gpuwatch.notify.receiver.chat.ChatSending;
 import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.retry.Outcome;
-import io.gpuwatch.notify.retry.Pause;
 import io.gpuwatch.notify.acklink.AckLink;
 import io.gpuwatch.notify.oncall.OnCall;
 import io.gpuwatch.notify.render.Markup;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.client.WebClient;
 
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Random;
-import java.util.random.RandomGenerator;
 
 /**
  * Posts each batch as one interactive card to a Feishu/Lark custom bot, signed afresh on every attempt when a
@@ -43,67 +39,23 @@ public final class FeishuReceiver implements Receiver {
     private final FeishuPost post;
     private final boolean buttons;
 
-    /** A receiver with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
-    public FeishuReceiver(String name, FeishuConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock) {
-        this(name, config, client, random, pause, clock, OnCall.NOBODY);
-    }
-
-    /** A receiver whose firing messages mention whoever {@code onCall} names at the time of sending. */
-    public FeishuReceiver(String name, FeishuConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock, OnCall onCall) {
-        this(name, config, client, random, pause, clock, onCall, null);
-    }
-
     /**
-     * A receiver whose firing messages mention whoever {@code onCall} names and, with an {@code ackLink}, carry a
-     * signed link that acknowledges their firing alerts (this bot gives no callback for a button).
+     * A receiver whose firing messages mention whoever {@code onCall} names and, with an {@code ackLink} (or
+     * null), carry a signed link that acknowledges their firing alerts (a custom bot gives no callback for a
+     * button). With {@code buttons}, a receiver posting as a Feishu app ({@link FeishuConfig#app()}) puts
+     * Acknowledge, Resolve and Silence 1h buttons on its firing cards, whose clicks the app posts to the gateway
+     * (a custom bot's card cannot carry them, so they are left out there).
      */
-    public FeishuReceiver(String name, FeishuConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock, OnCall onCall, AckLink ackLink) {
-        this(name, config, client, random, pause, clock, onCall, ackLink, false);
-    }
-
-    /**
-     * As the receiver above; with {@code buttons}, a receiver posting as a Feishu app ({@link FeishuConfig#app()})
-     * puts Acknowledge, Resolve and Silence 1h buttons on its firing cards, whose clicks the app posts to the
-     * gateway (a custom bot's card cannot carry them, so they are left out there).
-     */
-    public FeishuReceiver(String name, FeishuConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock, OnCall onCall, AckLink ackLink, boolean buttons) {
+    public FeishuReceiver(String name, FeishuConfig config, ChatSending sending, OnCall onCall, AckLink ackLink,
+                          boolean buttons) {
         this.onCall = Objects.requireNonNull(onCall, "onCall");
         this.buttons = buttons && config.app() != null;
-        this.post = new FeishuPost(config, client, clock);
+        this.post = new FeishuPost(config, sending.client(), sending.clock());
         this.ackLink = ackLink;
         this.name = Objects.requireNonNull(name, "name");
         this.config = Objects.requireNonNull(config, "config");
-        this.clock = Objects.requireNonNull(clock, "clock");
-        this.delivery = new ChatDelivery(name, post.target(), post.secrets(), config.settings(), client, random,
-                pause, clock);
-    }
-
-    /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
-    public static FeishuReceiver create(Vertx vertx, WebClient client, String name, FeishuConfig config) {
-        return new FeishuReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
-    }
-
-    /** A receiver pausing on Vert.x timers whose firing messages mention whoever {@code onCall} names. */
-    public static FeishuReceiver create(Vertx vertx, WebClient client, String name, FeishuConfig config,
-                                      OnCall onCall) {
-        return create(vertx, client, name, config, onCall, null);
-    }
-
-    /** As {@link #create(Vertx, WebClient, String, FeishuConfig, OnCall)}, with a signed acknowledge link if given. */
-    public static FeishuReceiver create(Vertx vertx, WebClient client, String name, FeishuConfig config,
-                                      OnCall onCall, AckLink ackLink) {
-        return create(vertx, client, name, config, onCall, ackLink, false);
-    }
-
-    /** As above, with callback buttons on the cards of a receiver posting as a Feishu app when {@code buttons}. */
-    public static FeishuReceiver create(Vertx vertx, WebClient client, String name, FeishuConfig config,
-                                      OnCall onCall, AckLink ackLink, boolean buttons) {
-        return new FeishuReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system(),
-                onCall, ackLink, buttons);
+        this.clock = sending.clock();
+        this.delivery = new ChatDelivery(name, post.target(), post.secrets(), config.settings(), sending);
     }
 
     @Override

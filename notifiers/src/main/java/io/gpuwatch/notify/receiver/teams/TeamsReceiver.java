@@ -5,20 +5,15 @@ import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.oncall.OnCall;
 import io.gpuwatch.notify.receiver.chat.ChatDelivery;
+import io.gpuwatch.notify.receiver.chat.ChatSending;
 import io.gpuwatch.notify.receiver.chat.Reply;
-import io.gpuwatch.notify.retry.Pause;
 import io.gpuwatch.notify.render.Markup;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.ext.web.client.WebClient;
 
-import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Random;
-import java.util.random.RandomGenerator;
 
 /**
  * Posts each batch as one Adaptive Card to a Teams Workflows webhook, paced per workflow. Teams answers
@@ -32,32 +27,12 @@ public final class TeamsReceiver implements Receiver {
     private final ChatDelivery delivery;
     private final OnCall onCall;
 
-    /** A receiver with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
-    public TeamsReceiver(String name, TeamsConfig config, WebClient client, RandomGenerator random, Pause pause,
-                         InstantSource clock) {
-        this(name, config, client, random, pause, clock, OnCall.NOBODY);
-    }
-
-    /** As the receiver above, its firing cards mentioning whoever {@code onCall} names (Teams UPNs or object ids). */
-    public TeamsReceiver(String name, TeamsConfig config, WebClient client, RandomGenerator random, Pause pause,
-                         InstantSource clock, OnCall onCall) {
+    /** A receiver whose firing cards mention whoever {@code onCall} names (Teams UPNs or object ids). */
+    public TeamsReceiver(String name, TeamsConfig config, ChatSending sending, OnCall onCall) {
         this.onCall = Objects.requireNonNull(onCall, "onCall");
         this.name = Objects.requireNonNull(name, "name");
         this.config = Objects.requireNonNull(config, "config");
-        this.delivery = new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), client, random,
-                pause, clock);
-    }
-
-    /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
-    public static TeamsReceiver create(Vertx vertx, WebClient client, String name, TeamsConfig config) {
-        return create(vertx, client, name, config, OnCall.NOBODY);
-    }
-
-    /** As {@link #create(Vertx, WebClient, String, TeamsConfig)}, mentioning whoever {@code onCall} names. */
-    public static TeamsReceiver create(Vertx vertx, WebClient client, String name, TeamsConfig config,
-                                       OnCall onCall) {
-        return new TeamsReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system(),
-                onCall);
+        this.delivery = new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), sending);
     }
 
     @Override

@@ -4,24 +4,20 @@ import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.receiver.chat.ChatDelivery;
+import io.gpuwatch.notify.receiver.chat.ChatSending;
 import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.retry.Outcome;
-import io.gpuwatch.notify.retry.Pause;
 import io.gpuwatch.notify.acklink.AckLink;
 import io.gpuwatch.notify.oncall.OnCall;
 import io.gpuwatch.notify.render.Markup;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.client.WebClient;
 
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
-import java.util.Random;
-import java.util.random.RandomGenerator;
 
 /**
  * Posts each batch as one markdown message to a WeCom group robot, paced per robot. WeCom reports errors as
@@ -39,49 +35,17 @@ public final class WeComReceiver implements Receiver {
     private final OnCall onCall;
     private final AckLink ackLink;
 
-    /** A receiver with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
-    public WeComReceiver(String name, WeComConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock) {
-        this(name, config, client, random, pause, clock, OnCall.NOBODY);
-    }
-
-    /** A receiver whose firing messages mention whoever {@code onCall} names at the time of sending. */
-    public WeComReceiver(String name, WeComConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock, OnCall onCall) {
-        this(name, config, client, random, pause, clock, onCall, null);
-    }
-
     /**
-     * A receiver whose firing messages mention whoever {@code onCall} names and, with an {@code ackLink}, carry a
-     * signed link that acknowledges their firing alerts (this bot gives no callback for a button).
+     * A receiver whose firing messages mention whoever {@code onCall} names and, with an {@code ackLink} (or
+     * null), carry a signed link that acknowledges their firing alerts (this bot gives no callback for a button).
      */
-    public WeComReceiver(String name, WeComConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock, OnCall onCall, AckLink ackLink) {
+    public WeComReceiver(String name, WeComConfig config, ChatSending sending, OnCall onCall, AckLink ackLink) {
         this.onCall = Objects.requireNonNull(onCall, "onCall");
         this.ackLink = ackLink;
         this.name = Objects.requireNonNull(name, "name");
         this.config = Objects.requireNonNull(config, "config");
-        this.clock = Objects.requireNonNull(clock, "clock");
-        this.delivery = new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), client, random,
-                pause, clock);
-    }
-
-    /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
-    public static WeComReceiver create(Vertx vertx, WebClient client, String name, WeComConfig config) {
-        return new WeComReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
-    }
-
-    /** A receiver pausing on Vert.x timers whose firing messages mention whoever {@code onCall} names. */
-    public static WeComReceiver create(Vertx vertx, WebClient client, String name, WeComConfig config,
-                                      OnCall onCall) {
-        return create(vertx, client, name, config, onCall, null);
-    }
-
-    /** As {@link #create(Vertx, WebClient, String, WeComConfig, OnCall)}, with a signed acknowledge link if given. */
-    public static WeComReceiver create(Vertx vertx, WebClient client, String name, WeComConfig config,
-                                      OnCall onCall, AckLink ackLink) {
-        return new WeComReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system(),
-                onCall, ackLink);
+        this.clock = sending.clock();
+        this.delivery = new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), sending);
     }
 
     @Override
