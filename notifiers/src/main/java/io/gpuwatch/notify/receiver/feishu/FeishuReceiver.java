@@ -1,16 +1,14 @@
 package io.gpuwatch.notify.receiver.feishu;
 
-import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Notification;
-import io.gpuwatch.notify.Receiver;
-import io.gpuwatch.notify.receiver.chat.ChatDelivery;
-import io.gpuwatch.notify.receiver.chat.ChatSending;
-import io.gpuwatch.notify.receiver.chat.Reply;
-import io.gpuwatch.notify.retry.Outcome;
 import io.gpuwatch.notify.acklink.AckLink;
 import io.gpuwatch.notify.oncall.OnCall;
+import io.gpuwatch.notify.receiver.chat.ChatDelivery;
+import io.gpuwatch.notify.receiver.chat.ChatReceiver;
+import io.gpuwatch.notify.receiver.chat.ChatSending;
+import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.render.Markup;
-import io.vertx.core.Future;
+import io.gpuwatch.notify.retry.Outcome;
 import io.vertx.core.json.JsonObject;
 
 import java.time.Duration;
@@ -18,6 +16,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Posts each batch as one interactive card to a Feishu/Lark custom bot, signed afresh on every attempt when a
@@ -27,17 +26,8 @@ import java.util.Optional;
  * (frequency limit) waits a minute; gateway throttling (429 or 400 with {@code 99991400}) waits for
  * {@code x-ogw-ratelimit-reset}; 5xx and timeouts are retried.
  */
-public final class FeishuReceiver implements Receiver {
+public final class FeishuReceiver extends ChatReceiver<JsonObject> {
     static final Duration FREQUENCY_LIMIT_WAIT = Duration.ofMinutes(1);
-
-    private final String name;
-    private final FeishuConfig config;
-    private final ChatDelivery delivery;
-    private final OnCall onCall;
-    private final AckLink ackLink;
-    private final InstantSource clock;
-    private final FeishuPost post;
-    private final boolean buttons;
 
     /**
      * A receiver whose firing messages mention whoever {@code onCall} names and, with an {@code ackLink} (or
@@ -48,43 +38,26 @@ public final class FeishuReceiver implements Receiver {
      */
     public FeishuReceiver(String name, FeishuConfig config, ChatSending sending, OnCall onCall, AckLink ackLink,
                           boolean buttons) {
-        this.onCall = Objects.requireNonNull(onCall, "onCall");
-        this.buttons = buttons && config.app() != null;
-        this.post = new FeishuPost(config, sending.client(), sending.clock());
-        this.ackLink = ackLink;
-        this.name = Objects.requireNonNull(name, "name");
-        this.config = Objects.requireNonNull(config, "config");
-        this.clock = sending.clock();
-        this.delivery = new ChatDelivery(name, post.target(), post.secrets(), config.settings(), sending);
+        this(name, config, sending, new FeishuPost(config, sending.client(), sending.clock()),
+                render(config, Objects.requireNonNull(onCall, "onCall"), ackLink, sending.clock(),
+                        buttons && config.app() != null));
     }
 
-    @Override
-    public String name() {
-        return name;
+    private FeishuReceiver(String name, FeishuConfig config, ChatSending sending, FeishuPost post,
+                           Function<List<Notification>, Optional<JsonObject>> render) {
+        super(name, new ChatDelivery(name, post.target(), post.secrets(), config.settings(), sending), "card",
+                "Feishu's " + FeishuCard.MAX_BODY_BYTES + "-byte message limit", render, post::request, post::judge);
     }
 
-    @Override
-    public Future<Void> send(List<Notification> batch) {
-        if (batch.isEmpty()) {
-            return Future.succeededFuture();
-        }
-        Optional<JsonObject> card;
-        try {
-            boolean firing = batch.stream().anyMatch(n -> n.status() == Notification.Status.FIRING);
-            List<String> firingAlerts = batch.stream().filter(n -> n.status() == Notification.Status.FIRING)
-                    .map(Notification::fingerprint).toList();
-            card = FeishuCard.build(config.settings().layout().render(batch, Markup.LARK_MD), firing,
-                    firing ? onCall.addresses() : List.of(), link(batch), buttons ? firingAlerts : List.of());
-        } catch (RuntimeException e) {
-            return Future.failedFuture(new DeliveryFailure(name, 0,
-                    "could not render the card: " + e.getClass().getSimpleName(), false));
-        }
-        if (card.isEmpty()) {
-            return Future.failedFuture(new DeliveryFailure(name, 0, "the card title alone exceeds Feishu's "
-                    + FeishuCard.MAX_BODY_BYTES + "-byte message limit", false));
-        }
-        JsonObject message = card.get();
-        return delivery.deliverAsync(() -> post.request(message), post::judge);
+    private static Function<List<Notification>, Optional<JsonObject>> render(FeishuConfig config, OnCall onCall,
+                                                                             AckLink ackLink, InstantSource clock,
+                                                                             boolean buttons) {
+        return batch -> {
+            List<String> firing = firing(batch);
+            return FeishuCard.build(config.settings().layout().render(batch, Markup.LARK_MD), !firing.isEmpty(),
+                    firing.isEmpty() ? List.of() : onCall.addresses(), ackLink(ackLink, batch, clock),
+                    buttons ? firing : List.of());
+        };
     }
 
     /** The message with a signature for this moment when a signing secret is set; reports sign the same way. */
@@ -136,10 +109,4 @@ public final class FeishuReceiver implements Receiver {
         };
     }
 
-    /** The signed link acknowledging the batch's firing alerts, or null without one or without a firing alert. */
-    private String link(List<Notification> batch) {
-        List<String> firing = batch.stream().filter(n -> n.status() == Notification.Status.FIRING)
-                .map(Notification::fingerprint).toList();
-        return ackLink == null || firing.isEmpty() ? null : ackLink.url(firing, clock.instant());
-    }
 }

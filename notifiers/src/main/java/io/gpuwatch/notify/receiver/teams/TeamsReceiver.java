@@ -1,10 +1,9 @@
 package io.gpuwatch.notify.receiver.teams;
 
-import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Notification;
-import io.gpuwatch.notify.Receiver;
 import io.gpuwatch.notify.oncall.OnCall;
 import io.gpuwatch.notify.receiver.chat.ChatDelivery;
+import io.gpuwatch.notify.receiver.chat.ChatReceiver;
 import io.gpuwatch.notify.receiver.chat.ChatSending;
 import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.render.Markup;
@@ -14,6 +13,7 @@ import io.vertx.core.buffer.Buffer;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Posts each batch as one Adaptive Card to a Teams Workflows webhook, paced per workflow. Teams answers
@@ -21,44 +21,18 @@ import java.util.Optional;
  * so the card is kept to the schema Teams documents); 429 waits for {@code Retry-After}, 5xx and timeouts are
  * retried, any other 4xx fails at once.
  */
-public final class TeamsReceiver implements Receiver {
-    private final String name;
-    private final TeamsConfig config;
-    private final ChatDelivery delivery;
-    private final OnCall onCall;
-
+public final class TeamsReceiver extends ChatReceiver<Buffer> {
     /** A receiver whose firing cards mention whoever {@code onCall} names (Teams UPNs or object ids). */
     public TeamsReceiver(String name, TeamsConfig config, ChatSending sending, OnCall onCall) {
-        this.onCall = Objects.requireNonNull(onCall, "onCall");
-        this.name = Objects.requireNonNull(name, "name");
-        this.config = Objects.requireNonNull(config, "config");
-        this.delivery = new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), sending);
+        super(name, new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), sending), "card",
+                "Teams' " + TeamsCard.MAX_BODY_BYTES + "-byte message limit",
+                render(config, Objects.requireNonNull(onCall, "onCall")),
+                card -> Future.succeededFuture(new ChatDelivery.Request(config.url().reveal(), card)),
+                Reply::byStatus);
     }
 
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public Future<Void> send(List<Notification> batch) {
-        if (batch.isEmpty()) {
-            return Future.succeededFuture();
-        }
-        Optional<Buffer> body;
-        try {
-            boolean firing = batch.stream().anyMatch(n -> n.status() == Notification.Status.FIRING);
-            body = TeamsCard.build(config.settings().layout().render(batch, Markup.COMMONMARK), firing,
-                    onCall.namedFor(batch));
-        } catch (RuntimeException e) {
-            return Future.failedFuture(new DeliveryFailure(name, 0,
-                    "could not render the card: " + e.getClass().getSimpleName(), false));
-        }
-        if (body.isEmpty()) {
-            return Future.failedFuture(new DeliveryFailure(name, 0, "the card title alone exceeds Teams' "
-                    + TeamsCard.MAX_BODY_BYTES + "-byte message limit", false));
-        }
-        Buffer card = body.get();
-        return delivery.deliver(() -> new ChatDelivery.Request(config.url().reveal(), card), Reply::byStatus);
+    private static Function<List<Notification>, Optional<Buffer>> render(TeamsConfig config, OnCall onCall) {
+        return batch -> TeamsCard.build(config.settings().layout().render(batch, Markup.COMMONMARK),
+                batch.stream().anyMatch(n -> n.status() == Notification.Status.FIRING), onCall.namedFor(batch));
     }
 }
