@@ -11,7 +11,6 @@ import io.gpuwatch.notify.render.Markup;
 import io.gpuwatch.notify.retry.Outcome;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.JsonObject;
 
 import java.time.Duration;
 import java.time.InstantSource;
@@ -65,16 +64,8 @@ public final class DingTalkReceiver extends ChatReceiver<Buffer> {
     }
 
     static Outcome judge(Reply reply) {
-        if (!reply.ok()) {
-            return reply.byStatus();
-        }
-        JsonObject json = reply.json();
-        long code = json == null ? 0 : json.getLong("errcode", 0L);
-        if (code == 0) {
-            return Outcome.delivered();
-        }
-        String error = reply.error("errcode " + code + " " + json.getString("errmsg", "") + hint(code));
-        return code == 130101 ? Outcome.retryAfter(error, RATE_LIMIT_BLOCK) : Outcome.reject(error);
+        return reply.byErrcode(DingTalkReceiver::hint, (code, error) ->
+                code == 130101 ? Outcome.retryAfter(error, RATE_LIMIT_BLOCK) : Outcome.reject(error));
     }
 
     private static String hint(long code) {

@@ -10,7 +10,6 @@ import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.render.Markup;
 import io.gpuwatch.notify.retry.Outcome;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.JsonObject;
 
 import java.time.Duration;
 import java.time.InstantSource;
@@ -44,19 +43,12 @@ public final class WeComReceiver extends ChatReceiver<Buffer> {
     }
 
     static Outcome judge(Reply reply) {
-        if (!reply.ok()) {
-            return reply.byStatus();
-        }
-        JsonObject json = reply.json();
-        long code = json == null ? 0 : json.getLong("errcode", 0L);
-        if (code == 0) {
-            return Outcome.delivered();
-        }
-        String error = reply.error("errcode " + code + " " + json.getString("errmsg", "") + hint(code));
-        if (code == 45009) {
-            return Outcome.retryAfter(error, FREQUENCY_LIMIT_WAIT);
-        }
-        return code == -1 ? Outcome.retry(error) : Outcome.reject(error);
+        return reply.byErrcode(WeComReceiver::hint, (code, error) -> {
+            if (code == 45009) {
+                return Outcome.retryAfter(error, FREQUENCY_LIMIT_WAIT);
+            }
+            return code == -1 ? Outcome.retry(error) : Outcome.reject(error);
+        });
     }
 
     private static String hint(long code) {
