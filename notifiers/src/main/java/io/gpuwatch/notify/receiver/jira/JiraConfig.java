@@ -133,17 +133,14 @@ public record JiraConfig(String url, int apiVersion, String project, String issu
             }
         }
         long timeoutMs = f.whole("timeoutMs", DEFAULT_TIMEOUT_MS, 1, Long.MAX_VALUE);
-        int maxAttempts = (int) f.whole("maxAttempts", DEFAULT_MAX_ATTEMPTS, 1, Integer.MAX_VALUE);
-        long initial = f.whole("initialBackoffMs", DEFAULT_INITIAL_BACKOFF_MS, 1, Long.MAX_VALUE);
-        long max = f.whole("maxBackoffMs", Math.max(DEFAULT_MAX_BACKOFF_MS, initial), 1, Long.MAX_VALUE);
-        if (max < initial) {
-            f.problem("maxBackoffMs", "must not be below initialBackoffMs (" + initial + "), got " + max);
-        }
+        RetryPolicy retry = RetryPolicy.read(f, new RetryPolicy(DEFAULT_MAX_ATTEMPTS, DEFAULT_INITIAL_BACKOFF_MS,
+                DEFAULT_MAX_BACKOFF_MS), Integer.MAX_VALUE);
         if (!f.problems().isEmpty()) {
             return Parsed.failed(f.problems());
         }
         return Parsed.of(new JiraConfig(url, apiVersion, project, issueType, auth, summary, description, comment,
-                resolvedComment, transition, labels, priorities, timeoutMs, maxAttempts, initial, max));
+                resolvedComment, transition, labels, priorities, timeoutMs, retry.maxAttempts(),
+                retry.initialBackoffMs(), retry.maxBackoffMs()));
     }
 
     private static HttpAuth auth(Fields f, SecretSource secrets) {

@@ -146,17 +146,13 @@ public record OpsgenieConfig(String url, Secret apiKey, String message, String d
             }
         }
         long timeoutMs = f.whole("timeoutMs", DEFAULT_TIMEOUT_MS, 1, Long.MAX_VALUE);
-        int maxAttempts = (int) f.whole("maxAttempts", DEFAULT_MAX_ATTEMPTS, 1, Integer.MAX_VALUE);
-        long initial = f.whole("initialBackoffMs", DEFAULT_INITIAL_BACKOFF_MS, 1, Long.MAX_VALUE);
-        long max = f.whole("maxBackoffMs", Math.max(DEFAULT_MAX_BACKOFF_MS, initial), 1, Long.MAX_VALUE);
-        if (max < initial) {
-            f.problem("maxBackoffMs", "must not be below initialBackoffMs (" + initial + "), got " + max);
-        }
+        RetryPolicy retry = RetryPolicy.read(f, new RetryPolicy(DEFAULT_MAX_ATTEMPTS, DEFAULT_INITIAL_BACKOFF_MS,
+                DEFAULT_MAX_BACKOFF_MS), Integer.MAX_VALUE);
         if (!f.problems().isEmpty()) {
             return Parsed.failed(f.problems());
         }
         return Parsed.of(new OpsgenieConfig(url, key, message, description, responders, tags, priorities, timeoutMs,
-                maxAttempts, initial, max));
+                retry.maxAttempts(), retry.initialBackoffMs(), retry.maxBackoffMs()));
     }
 
     private static List<Responder> responders(Fields f, Object raw) {
