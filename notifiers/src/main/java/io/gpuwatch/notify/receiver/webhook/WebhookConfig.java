@@ -69,13 +69,7 @@ public record WebhookConfig(String url, HttpAuth auth, long timeoutMs, int maxAt
     public static Parsed<WebhookConfig> parse(Map<?, ?> map, String path) {
         Fields f = new Fields(map, path);
         f.only(FIELDS);
-        String url = f.string("url", true);
-        if (url != null) {
-            String bad = HttpUrls.problem(url);
-            if (bad != null) {
-                f.problem("url", bad);
-            }
-        }
+        String url = HttpUrls.read(f, "url");
         HttpAuth auth = auth(f);
         long timeoutMs = f.whole("timeoutMs", DEFAULT_TIMEOUT_MS, 1, Long.MAX_VALUE);
         RetryPolicy retry = RetryPolicy.read(f, new RetryPolicy(DEFAULT_MAX_ATTEMPTS, DEFAULT_INITIAL_BACKOFF_MS,
