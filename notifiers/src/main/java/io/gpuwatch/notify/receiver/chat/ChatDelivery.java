@@ -1,5 +1,6 @@
 package io.gpuwatch.notify.receiver.chat;
 
+import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Redaction;
 import io.gpuwatch.notify.config.Fields;
 import io.gpuwatch.notify.retry.Outcome;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -94,6 +96,20 @@ public final class ChatDelivery {
         return pacer.enqueue(() -> retrier.run(receiver, () -> pacer.slot().compose(v -> request.get()
                 .compose(r -> attempt(r, judge))
                 .otherwise(this::transportError))));
+    }
+
+    /**
+     * Queues a message already cut to the service's size limit; none at all (even its title is over the limit)
+     * fails at once, not retryable, with {@code overLimit} as the error. {@code request} makes each attempt's
+     * request from the message.
+     */
+    public <T> Future<Void> deliverFitted(Optional<T> message, String overLimit,
+                                          Function<T, Future<Request>> request, Function<Reply, Outcome> judge) {
+        if (message.isEmpty()) {
+            return Future.failedFuture(new DeliveryFailure(receiver, 0, overLimit, false));
+        }
+        T fitted = message.get();
+        return deliverAsync(() -> request.apply(fitted), judge);
     }
 
     private Future<Outcome> attempt(Request r, Function<Reply, Outcome> judge) {

@@ -77,12 +77,7 @@ public abstract class ChatReceiver<T> implements Receiver {
             return Future.failedFuture(new DeliveryFailure(name, 0,
                     "could not render the " + what + ": " + e.getClass().getSimpleName(), false));
         }
-        if (message.isEmpty()) {
-            return Future.failedFuture(new DeliveryFailure(name, 0, "the " + what + " title alone exceeds " + limit,
-                    false));
-        }
-        T rendered = message.get();
-        return delivery.deliverAsync(() -> request.apply(rendered), judge);
+        return delivery.deliverFitted(message, "the " + what + " title alone exceeds " + limit, request, judge);
     }
 
     /** The signed link acknowledging the batch's firing alerts; null without {@code ackLink} or a firing alert. */
