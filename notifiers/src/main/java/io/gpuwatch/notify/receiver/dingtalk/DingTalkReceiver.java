@@ -76,5 +76,4 @@ public final class DingTalkReceiver extends ChatReceiver<Buffer> {
             default -> "";
         };
     }
-
 }

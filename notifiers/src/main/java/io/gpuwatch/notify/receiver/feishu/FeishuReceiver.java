@@ -108,5 +108,4 @@ public final class FeishuReceiver extends ChatReceiver<JsonObject> {
             default -> "";
         };
     }
-
 }

@@ -60,5 +60,4 @@ public final class WeComReceiver extends ChatReceiver<Buffer> {
             default -> "";
         };
     }
-
 }
