@@ -2,10 +2,7 @@ package io.gpuwatch.cli;
 
 import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
-import io.gpuwatch.gateway.auth.ApiTokens;
-import io.gpuwatch.gateway.auth.Role;
 import io.gpuwatch.gateway.cost.Pricing;
-import io.gpuwatch.gateway.http.ApiAccess;
 import io.gpuwatch.gateway.ingest.IngestConfig;
 import io.gpuwatch.protocol.CardInfo;
 import io.gpuwatch.protocol.CardReading;
@@ -14,9 +11,6 @@ import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
 import io.gpuwatch.protocol.ProcessInfo;
 import io.gpuwatch.protocol.Sample;
-import io.gpuwatch.rules.RuleLoad;
-import io.gpuwatch.rules.RuleSet;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
@@ -24,19 +18,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static io.gpuwatch.cli.ViewerGateway.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -44,23 +33,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 class ReportCapacityCommandTest {
     private static final long T0 = 1_767_571_200_000L;
-    private static final String VIEWER = "viewer-token";
 
     @TempDir
     Path dir;
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-    private Gateway gateway;
+    private final ViewerGateway cli = new ViewerGateway(T0);
     private Path token;
-
-    private static <T> T await(Future<T> f) throws Exception {
-        return f.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
-    }
 
     @BeforeEach
     void start(Vertx vertx) throws Exception {
-        RuleLoad rules = RuleSet.parse("device.yml", """
+        AtomicLong now = cli.now;
+        Gateway gateway = cli.start(vertx, new GatewayConfig("127.0.0.1", 0, IngestConfig.DEFAULTS, 3_600_000,
+                "http://localhost", dir.resolve("data")), "device.yml", """
                 group: device
                 layer: device
                 scope: card
@@ -68,16 +52,7 @@ class ReportCapacityCommandTest {
                   - name: hot
                     severity: notice
                     when: tempC > 95
-                """);
-        assertTrue(rules.ok(), rules.diagnostics().toString());
-        AtomicLong now = new AtomicLong(T0);
-        gateway = new Gateway(new GatewayConfig("127.0.0.1", 0, IngestConfig.DEFAULTS, 3_600_000,
-                "http://localhost", dir.resolve("data")), rules.ruleSet(), () -> null, List.of(),
-                () -> Instant.ofEpochMilli(now.get()))
-                .access(new ApiAccess(() -> ApiTokens.of(List.of(ApiTokens.entry(VIEWER, Role.VIEWER, "cli"))),
-                        Set.of(), true, 100, 100));
-        gateway.fleet().usePricing(new Pricing("EUR", 1.50, List.of(), Map.of()));
-        await(vertx.deployVerticle(gateway));
+                """, g -> g.fleet().usePricing(new Pricing("EUR", 1.50, List.of(), Map.of())));
         await(gateway.onEventLoop(() -> {
             gateway.hello(new Hello(1, "own-1", "b1", "test", null, null, Map.of("pool", "owned"),
                     List.of(new CardInfo("GPU-1", 0, "NVIDIA A100-SXM4-80GB", null, null, null, null, null))));
@@ -94,25 +69,14 @@ class ReportCapacityCommandTest {
             }).compose(f -> f));
         }
         token = dir.resolve("token");
-        Files.writeString(token, VIEWER + "\n");
-    }
-
-    private int run(String... args) {
-        CommandLine cl = Main.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
-    }
-
-    private String url() {
-        return "http://127.0.0.1:" + gateway.port();
+        Files.writeString(token, ViewerGateway.VIEWER + "\n");
     }
 
     @Test
     void markdownNamesTheIdleOwnerAndWhatItsCardsCost() {
-        assertEquals(0, run("report", "capacity", "--gateway", url(), "--token-file", token.toString(), "--since",
-                "1h"), err.toString());
-        String md = out.toString();
+        assertEquals(0, cli.run("report", "capacity", "--gateway", cli.url(), "--token-file", token.toString(),
+                "--since", "1h"), cli.err.toString());
+        String md = cli.out.toString();
         assertTrue(md.startsWith("# Capacity report "), md);
         // idle minutes 1–45, reclaimable 31–45 (15 minutes) at 1.50 an hour
         assertTrue(md.contains("| kim | 0.75 | 0.75 | 0.25 | 0.38 EUR | 1 (1) |"), md);
@@ -120,26 +84,27 @@ class ReportCapacityCommandTest {
 
     @Test
     void jsonAndHtml() {
-        assertEquals(0, run("report", "capacity", "--gateway", url(), "--token-file", token.toString(), "--since",
-                "1h", "--format", "json"), err.toString());
-        JsonObject r = new JsonObject(out.toString());
+        assertEquals(0, cli.run("report", "capacity", "--gateway", cli.url(), "--token-file", token.toString(),
+                "--since", "1h", "--format", "json"), cli.err.toString());
+        JsonObject r = new JsonObject(cli.out.toString());
         assertEquals(15 / 60.0, r.getJsonObject("totals").getDouble("reclaimableCardHours"), 1e-9);
-        out.getBuffer().setLength(0);
-        assertEquals(0, run("report", "capacity", "--gateway", url(), "--token-file", token.toString(), "--format",
-                "html"), err.toString());
-        assertTrue(out.toString().startsWith("<!doctype html>") && out.toString().contains("<svg"), out.toString());
+        cli.out.getBuffer().setLength(0);
+        assertEquals(0, cli.run("report", "capacity", "--gateway", cli.url(), "--token-file", token.toString(),
+                "--format", "html"), cli.err.toString());
+        String html = cli.out.toString();
+        assertTrue(html.startsWith("<!doctype html>") && html.contains("<svg"), html);
     }
 
     @Test
     void aBadWindowIsAClearError() {
-        assertEquals(2, run("report", "capacity", "--gateway", url(), "--since", "7days"));
-        assertTrue(err.toString().contains("--since: expected a duration like 90m, 12h, 7d or 2w, got '7days'"),
-                err.toString());
-        assertEquals(1, run("report", "capacity", "--gateway", url(), "--token-file", token.toString(), "--since",
-                "60d"));
-        assertTrue(err.toString().contains("answered 400") && err.toString().contains("30 days of history"),
-                err.toString());
-        assertEquals(1, run("report", "capacity", "--gateway", url()));
-        assertTrue(err.toString().contains("give --token-file"), err.toString());
+        assertEquals(2, cli.run("report", "capacity", "--gateway", cli.url(), "--since", "7days"));
+        assertTrue(cli.err.toString().contains("--since: expected a duration like 90m, 12h, 7d or 2w, got '7days'"),
+                cli.err.toString());
+        assertEquals(1, cli.run("report", "capacity", "--gateway", cli.url(), "--token-file", token.toString(),
+                "--since", "60d"));
+        assertTrue(cli.err.toString().contains("answered 400") && cli.err.toString().contains("30 days of history"),
+                cli.err.toString());
+        assertEquals(1, cli.run("report", "capacity", "--gateway", cli.url()));
+        assertTrue(cli.err.toString().contains("give --token-file"), cli.err.toString());
     }
 }

@@ -2,9 +2,6 @@ package io.gpuwatch.cli;
 
 import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
-import io.gpuwatch.gateway.auth.ApiTokens;
-import io.gpuwatch.gateway.auth.Role;
-import io.gpuwatch.gateway.http.ApiAccess;
 import io.gpuwatch.gateway.ingest.IngestConfig;
 import io.gpuwatch.protocol.App;
 import io.gpuwatch.protocol.CardInfo;
@@ -13,9 +10,6 @@ import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
 import io.gpuwatch.protocol.Sample;
-import io.gpuwatch.rules.RuleLoad;
-import io.gpuwatch.rules.RuleSet;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
@@ -23,19 +17,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static io.gpuwatch.cli.ViewerGateway.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,22 +32,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 class ReportCoverageCommandTest {
     private static final long T0 = 1_764_700_200_000L;
-    private static final String VIEWER = "viewer-token";
 
     @TempDir
     Path dir;
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-    private Gateway gateway;
-
-    private static <T> T await(Future<T> f) throws Exception {
-        return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    }
+    private final ViewerGateway cli = new ViewerGateway(T0);
 
     @BeforeEach
     void start(Vertx vertx) throws Exception {
-        RuleLoad rules = RuleSet.parse("app.yml", """
+        AtomicLong now = cli.now;
+        Gateway gateway = cli.start(vertx, new GatewayConfig("127.0.0.1", 0, IngestConfig.DEFAULTS, 3_600_000,
+                "http://localhost"), "app.yml", """
                 group: app
                 layer: application
                 scope: task
@@ -66,14 +50,7 @@ class ReportCoverageCommandTest {
                   - name: slow-first-token
                     severity: ticket
                     when: ttftP99Ms > 2000
-                """);
-        assertTrue(rules.ok(), rules.diagnostics().toString());
-        AtomicLong now = new AtomicLong(T0);
-        gateway = new Gateway(new GatewayConfig("127.0.0.1", 0, IngestConfig.DEFAULTS, 3_600_000,
-                "http://localhost"), rules.ruleSet(), () -> null, List.of(), () -> Instant.ofEpochMilli(now.get()))
-                .access(new ApiAccess(() -> ApiTokens.of(List.of(ApiTokens.entry(VIEWER, Role.VIEWER, "cli"))),
-                        Set.of(), true, 100, 100));
-        await(vertx.deployVerticle(gateway));
+                """, g -> { });
         await(gateway.onEventLoop(() -> {
             gateway.hello(new Hello(1, "own-1", "b1", "test", "550.54", null, Map.of("pool", "owned"),
                     List.of(new CardInfo("GPU-1", 0, "H100", null, null, null, null, null))));
@@ -92,24 +69,13 @@ class ReportCoverageCommandTest {
         now.set(T0 + 60_000);
     }
 
-    private int run(String... args) {
-        CommandLine cl = Main.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
-    }
-
-    private String url() {
-        return "http://127.0.0.1:" + gateway.port();
-    }
-
     @Test
     void markdownNamesTheGroupWhatArrivesAndWhatTheMissingSignalsCost() throws Exception {
         Path token = dir.resolve("token");
-        Files.writeString(token, VIEWER + "\n");
-        assertEquals(0, run("report", "coverage", "--gateway", url() + "/", "--token-file", token.toString()),
-                err.toString());
-        String md = out.toString();
+        Files.writeString(token, ViewerGateway.VIEWER + "\n");
+        assertEquals(0, cli.run("report", "coverage", "--gateway", cli.url() + "/", "--token-file", token.toString()),
+                cli.err.toString());
+        String md = cli.out.toString();
         assertTrue(md.startsWith("# Monitoring coverage\n"), md);
         assertTrue(md.contains("## pool owned · H100 · driver 550.54\n\n1 nodes, 1 cards, 1 of them sending readings"),
                 md);
@@ -123,20 +89,20 @@ class ReportCoverageCommandTest {
     @Test
     void jsonIsTheApisAnswer() throws Exception {
         Path token = dir.resolve("token");
-        Files.writeString(token, VIEWER);
-        assertEquals(0, run("report", "coverage", "--gateway", url(), "--token-file", token.toString(),
-                "--format", "json"), err.toString());
-        JsonObject report = new JsonObject(out.toString());
+        Files.writeString(token, ViewerGateway.VIEWER);
+        assertEquals(0, cli.run("report", "coverage", "--gateway", cli.url(), "--token-file", token.toString(),
+                "--format", "json"), cli.err.toString());
+        JsonObject report = new JsonObject(cli.out.toString());
         assertEquals(300, report.getInteger("windowSeconds"));
         assertEquals("owned", report.getJsonArray("groups").getJsonObject(0).getString("pool"));
     }
 
     @Test
     void withoutATokenItSaysWhatToGive() {
-        assertEquals(1, run("report", "coverage", "--gateway", url()));
-        assertTrue(err.toString().contains("answered 401") && err.toString().contains("give --token-file"),
-                err.toString());
-        assertEquals(2, run("report", "coverage", "--gateway", "ftp://x"));
-        assertTrue(err.toString().contains("--gateway: not an http(s) URL: ftp://x"), err.toString());
+        assertEquals(1, cli.run("report", "coverage", "--gateway", cli.url()));
+        assertTrue(cli.err.toString().contains("answered 401") && cli.err.toString().contains("give --token-file"),
+                cli.err.toString());
+        assertEquals(2, cli.run("report", "coverage", "--gateway", "ftp://x"));
+        assertTrue(cli.err.toString().contains("--gateway: not an http(s) URL: ftp://x"), cli.err.toString());
     }
 }

@@ -261,29 +261,24 @@ final class ReceiverReader {
                          List<MentionRef> mention, Secret hookSecret, Secret callbackKey) {
         return switch (type) {
             case "slack" -> chat(SlackConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> SlackReceiver.create(w.vertx(), w.client(), name, c,
-                            w.mentions(mention, "slack"),
+                    c -> w -> new SlackReceiver(name, c, w.chatSending(), w.mentions(mention, "slack"),
                             hookSecret != null),
-                    c -> w -> SlackReportTarget.create(w.vertx(), w.client(), name, c));
+                    c -> w -> new SlackReportTarget(name, c, w.chatSending()));
             case "teams" -> chat(TeamsConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> TeamsReceiver.create(w.vertx(), w.client(), name, c,
-                            w.mentions(mention, "teams")),
-                    c -> w -> TeamsReportTarget.create(w.vertx(), w.client(), name, c));
+                    c -> w -> new TeamsReceiver(name, c, w.chatSending(), w.mentions(mention, "teams")),
+                    c -> w -> new TeamsReportTarget(name, c, w.chatSending()));
             case "feishu" -> chat(FeishuConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> FeishuReceiver.create(w.vertx(), w.client(), name, c,
-                            w.mentions(mention, "feishu"),
+                    c -> w -> new FeishuReceiver(name, c, w.chatSending(), w.mentions(mention, "feishu"),
                             ackLink(w, name, hookSecret), callbackKey != null),
-                    c -> w -> FeishuReportTarget.create(w.vertx(), w.client(), name, c));
+                    c -> w -> new FeishuReportTarget(name, c, w.chatSending()));
             case "dingtalk" -> chat(DingTalkConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> DingTalkReceiver.create(w.vertx(), w.client(), name, c,
-                            w.mentions(mention, "dingtalk"),
+                    c -> w -> new DingTalkReceiver(name, c, w.chatSending(), w.mentions(mention, "dingtalk"),
                             ackLink(w, name, hookSecret)),
-                    c -> w -> DingTalkReportTarget.create(w.vertx(), w.client(), name, c));
+                    c -> w -> new DingTalkReportTarget(name, c, w.chatSending()));
             case "wecom" -> chat(WeComConfig.parse(fields, path, secrets), path, node,
-                    c -> w -> WeComReceiver.create(w.vertx(), w.client(), name, c,
-                            w.mentions(mention, "wecom"),
+                    c -> w -> new WeComReceiver(name, c, w.chatSending(), w.mentions(mention, "wecom"),
                             ackLink(w, name, hookSecret)),
-                    c -> w -> WeComReportTarget.create(w.vertx(), w.client(), name, c));
+                    c -> w -> new WeComReportTarget(name, c, w.chatSending()));
             case "pagerduty" -> made(parsed(PagerDutyConfig.parse(fields, path, secrets), path, node,
                     c -> w -> PagerDutyReceiver.create(w.vertx(), w.client(), name, c)));
             case "opsgenie" -> made(parsed(OpsgenieConfig.parse(fields, path, secrets), path, node,

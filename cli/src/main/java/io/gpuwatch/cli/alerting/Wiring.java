@@ -2,6 +2,7 @@ package io.gpuwatch.cli.alerting;
 
 import io.gpuwatch.gateway.schedule.Roster;
 import io.gpuwatch.notify.oncall.OnCall;
+import io.gpuwatch.notify.receiver.chat.ChatSending;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.client.WebClient;
 
@@ -33,6 +34,11 @@ public record Wiring(Vertx vertx, WebClient client, String externalUrl, PrintStr
     /** The same wiring for a receiver an escalation step pages through, mentioning whom {@code mentions} gives. */
     public Wiring forStep(Function<String, OnCall> mentions) {
         return new Wiring(vertx, client, externalUrl, console, roster, mentions);
+    }
+
+    /** How a chat receiver or report target made with this wiring sends: on its timers and its client. */
+    public ChatSending chatSending() {
+        return ChatSending.of(vertx, client);
     }
 
     /** Whom a chat receiver on {@code channel} with {@code mention: refs} mentions when made with this wiring. */

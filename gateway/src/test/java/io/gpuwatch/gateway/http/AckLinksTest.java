@@ -1,26 +1,13 @@
 package io.gpuwatch.gateway.http;
 
 import io.gpuwatch.gateway.Gateway;
-import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.ack.PagerHook;
 import io.gpuwatch.gateway.alert.Alert;
-import io.gpuwatch.gateway.delivery.RecordingReceiver;
-import io.gpuwatch.gateway.ingest.IngestConfig;
-import io.gpuwatch.gateway.ledger.PersistentLedger;
-import io.gpuwatch.gateway.reload.RuleFiles;
-import io.gpuwatch.gateway.route.RoutingConfig;
-import io.gpuwatch.gateway.route.RoutingLoad;
 import io.gpuwatch.gateway.store.Acknowledgement;
 import io.gpuwatch.notify.acklink.AckLink;
 import io.gpuwatch.notify.secret.Secret;
-import io.gpuwatch.rules.RuleLoad;
-import io.gpuwatch.rules.RuleSet;
-import io.gpuwatch.rules.eval.AlertState;
-import io.gpuwatch.rules.eval.Transition;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
@@ -32,10 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static io.gpuwatch.gateway.http.ChatHookGateway.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -47,57 +33,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @ExtendWith(VertxExtension.class)
 class AckLinksTest {
-    private static final long T0 = 1_764_700_000_000L;
     private static final String SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
-    
 
     @TempDir
     Path dir;
 
-    private final AtomicLong now = new AtomicLong(T0);
-
-    private static <T> T await(Future<T> f) throws Exception {
-        return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    }
+    private final ChatHookGateway hooks = new ChatHookGateway();
+    private final AtomicLong now = hooks.now;
 
     private Gateway start(Vertx vertx) throws Exception {
-        RuleLoad load = RuleSet.parse("hooks.yml", """
-                group: hooks
-                layer: device
-                scope: card
-                rules:
-                  - name: too-hot
-                    severity: page
-                    when: tempC > 85
-                    summary: "hot"
-                """);
-        assertTrue(load.ok(), load.diagnostics().toString());
-        RuleSet rules = load.ruleSet();
-        RoutingLoad r = RoutingConfig.parse("routes.yml", """
-                route:
-                  receiver: chat
-                  group_wait: 1h
-                """, null);
-        assertTrue(r.ok(), r.diagnostics().toString());
-        Gateway g = new Gateway(new GatewayConfig("127.0.0.1", 0, IngestConfig.DEFAULTS, 3_600_000,
-                "http://localhost").withDataDir(dir), rules, RuleFiles.none(), () -> null,
-                List.of(new RecordingReceiver("chat"), new RecordingReceiver("quiet")), r.config(),
-                () -> Instant.ofEpochMilli(now.get()))
-                .pagerHooks(List.of(new PagerHook("chat", PagerHook.Service.FEISHU, Secret.of(SECRET, "test"))));
-        await(vertx.deployVerticle(g));
-        for (String uuid : List.of("GPU-1", "GPU-2")) {
-            Transition fires = new Transition(rules.rules().get(0), Map.of("alertname", "too-hot",
-                    "severity", "page", "node", "gpu-7", "uuid", uuid), AlertState.PENDING, AlertState.FIRING,
-                    T0, T0, "hot", "");
-            await(g.onEventLoop(() -> {
-                g.ledger().apply(fires, g.dispatcher()::dispatch);
-                return null;
-            }));
-        }
-        if (g.ledger() instanceof PersistentLedger kept) {
-            await(kept.settled());
-        }
-        return g;
+        return hooks.start(vertx, dir, new PagerHook("chat", PagerHook.Service.FEISHU, Secret.of(SECRET, "test")));
     }
 
     private static HttpResponse<Buffer> get(WebClient web, Gateway g, String url) throws Exception {
@@ -147,10 +92,7 @@ class AckLinksTest {
         assertEquals(409, get(web, g, link).statusCode());
         assertEquals("Lin Chen (via Feishu link)", g.acknowledgements().of(live.get(1)).orElseThrow().by());
 
-        JsonArray audit = await(web.get(g.port(), "127.0.0.1", "/api/v1/audit").send()).bodyAsJsonObject()
-                .getJsonArray("entries");
-        List<JsonObject> acks = audit.stream().map(JsonObject.class::cast)
-                .filter(e -> e.getString("action").equals("alert.ack")).toList();
+        List<JsonObject> acks = ChatHookGateway.audit(web, g, "alert.ack");
         assertEquals(2, acks.size());
         assertEquals("link:chat", acks.get(0).getString("who"));
         assertEquals("by Lin Chen (via Feishu link)", acks.get(0).getString("detail"));

@@ -1,15 +1,9 @@
 package io.gpuwatch.gateway.http;
 
 import io.gpuwatch.gateway.Gateway;
-import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.ack.PagerHook;
 import io.gpuwatch.gateway.alert.Alert;
-import io.gpuwatch.gateway.delivery.RecordingReceiver;
-import io.gpuwatch.gateway.ingest.IngestConfig;
 import io.gpuwatch.gateway.ledger.PersistentLedger;
-import io.gpuwatch.gateway.reload.RuleFiles;
-import io.gpuwatch.gateway.route.RoutingConfig;
-import io.gpuwatch.gateway.route.RoutingLoad;
 import io.gpuwatch.gateway.silence.Silence;
 import io.gpuwatch.gateway.store.Acknowledgement;
 import io.gpuwatch.notify.secret.Secret;
@@ -19,14 +13,8 @@ import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.MetricValues;
 import io.gpuwatch.protocol.Sample;
-import io.gpuwatch.rules.RuleLoad;
-import io.gpuwatch.rules.RuleSet;
-import io.gpuwatch.rules.eval.AlertState;
-import io.gpuwatch.rules.eval.Transition;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
@@ -45,11 +33,11 @@ import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
+import static io.gpuwatch.gateway.http.ChatHookGateway.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -62,18 +50,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @ExtendWith(VertxExtension.class)
 class ChatActionsTest {
-    private static final long T0 = 1_764_700_000_000L;
     private static final String SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
     private static final String PATH = "/api/v1/receivers/chat/slack-webhook";
 
     @TempDir
     Path dir;
 
-    private final AtomicLong now = new AtomicLong(T0);
-
-    private static <T> T await(Future<T> f) throws Exception {
-        return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    }
+    private final ChatHookGateway hooks = new ChatHookGateway();
+    private final AtomicLong now = hooks.now;
 
     @Test
     void slacksOwnDocumentedExampleVerifies() {
@@ -92,43 +76,7 @@ class ChatActionsTest {
     }
 
     private Gateway start(Vertx vertx) throws Exception {
-        RuleLoad load = RuleSet.parse("hooks.yml", """
-                group: hooks
-                layer: device
-                scope: card
-                rules:
-                  - name: too-hot
-                    severity: page
-                    when: tempC > 85
-                    summary: "hot"
-                """);
-        assertTrue(load.ok(), load.diagnostics().toString());
-        RuleSet rules = load.ruleSet();
-        RoutingLoad r = RoutingConfig.parse("routes.yml", """
-                route:
-                  receiver: chat
-                  group_wait: 1h
-                """, null);
-        assertTrue(r.ok(), r.diagnostics().toString());
-        Gateway g = new Gateway(new GatewayConfig("127.0.0.1", 0, IngestConfig.DEFAULTS, 3_600_000,
-                "http://localhost").withDataDir(dir), rules, RuleFiles.none(), () -> null,
-                List.of(new RecordingReceiver("chat"), new RecordingReceiver("quiet")), r.config(),
-                () -> Instant.ofEpochMilli(now.get()))
-                .pagerHooks(List.of(new PagerHook("chat", PagerHook.Service.SLACK, Secret.of(SECRET, "test"))));
-        await(vertx.deployVerticle(g));
-        for (String uuid : List.of("GPU-1", "GPU-2")) {
-            Transition fires = new Transition(rules.rules().get(0), Map.of("alertname", "too-hot",
-                    "severity", "page", "node", "gpu-7", "uuid", uuid), AlertState.PENDING, AlertState.FIRING,
-                    T0, T0, "hot", "");
-            await(g.onEventLoop(() -> {
-                g.ledger().apply(fires, g.dispatcher()::dispatch);
-                return null;
-            }));
-        }
-        if (g.ledger() instanceof PersistentLedger kept) {
-            await(kept.settled());
-        }
-        return g;
+        return hooks.start(vertx, dir, new PagerHook("chat", PagerHook.Service.SLACK, Secret.of(SECRET, "test")));
     }
 
     /** The recorded click with {@code fingerprints} as its button's value, form-encoded as Slack posts it. */
@@ -152,15 +100,8 @@ class ChatActionsTest {
 
     private static HttpResponse<Buffer> post(WebClient web, Gateway g, String path, String timestamp,
                                              String signature, String body) throws Exception {
-        var req = web.post(g.port(), "127.0.0.1", path)
-                .putHeader("Content-Type", "application/x-www-form-urlencoded");
-        if (timestamp != null) {
-            req.putHeader(ChatActions.TIMESTAMP_HEADER, timestamp);
-        }
-        if (signature != null) {
-            req.putHeader(ChatActions.SIGNATURE_HEADER, signature);
-        }
-        return await(req.sendBuffer(Buffer.buffer(body)));
+        return ChatHookGateway.post(web, g, path, "application/x-www-form-urlencoded", body,
+                ChatActions.TIMESTAMP_HEADER, timestamp, ChatActions.SIGNATURE_HEADER, signature);
     }
 
     @Test
@@ -201,10 +142,7 @@ class ChatActionsTest {
         assertEquals(409, post(web, g, PATH, ts, sign(SECRET, ts, body), body).statusCode(),
                 "the same request again is a replay");
 
-        JsonArray audit = await(web.get(g.port(), "127.0.0.1", "/api/v1/audit").send()).bodyAsJsonObject()
-                .getJsonArray("entries");
-        JsonObject entry = audit.stream().map(JsonObject.class::cast)
-                .filter(e -> e.getString("action").equals("alert.ack")).findFirst().orElseThrow();
+        JsonObject entry = ChatHookGateway.audit(web, g, "alert.ack").get(0);
         assertEquals("slack:chat", entry.getString("who"));
         assertEquals(live.get(0), entry.getString("target"));
         assertEquals("by ana.souza (Slack U0ANA0001)", entry.getString("detail"));
@@ -226,12 +164,6 @@ class ChatActionsTest {
         return ok.bodyAsJsonObject();
     }
 
-    private static List<JsonObject> audit(WebClient web, Gateway g, String action) throws Exception {
-        return await(web.get(g.port(), "127.0.0.1", "/api/v1/audit").send()).bodyAsJsonObject()
-                .getJsonArray("entries").stream().map(JsonObject.class::cast)
-                .filter(e -> e.getString("action").equals(action)).toList();
-    }
-
     @Test
     void silenceOneHourSilencesTheAlertsLabelsForAnHourAsTheSlackUser(Vertx vertx) throws Exception {
         Gateway g = start(vertx);
@@ -249,7 +181,7 @@ class ChatActionsTest {
         assertTrue(g.dispatcher().silences().silenced(other.labels(), Instant.ofEpochMilli(now.get())).isEmpty(),
                 "only the clicked alert's labels");
         assertTrue(g.acknowledgements().all().isEmpty(), "silencing does not acknowledge");
-        JsonObject entry = audit(web, g, "silence.create").get(0);
+        JsonObject entry = ChatHookGateway.audit(web, g, "silence.create").get(0);
         assertEquals("slack:chat", entry.getString("who"));
         assertEquals(id, entry.getString("target"));
         assertTrue(entry.getString("detail").contains("by ana.souza (Slack U0ANA0001)"), entry.encode());
@@ -299,7 +231,7 @@ class ChatActionsTest {
                 "the alert resolved");
         assertTrue(g.dispatcher().silences().silenced(hot.labels(), Instant.ofEpochMilli(now.get())).isEmpty(),
                 "the silence ended with the alert");
-        List<JsonObject> ended = audit(web, g, "silence.expire");
+        List<JsonObject> ended = ChatHookGateway.audit(web, g, "silence.expire");
         assertEquals(1, ended.size());
         assertEquals("gateway", ended.get(0).getString("who"));
         assertEquals(id, ended.get(0).getString("target"));

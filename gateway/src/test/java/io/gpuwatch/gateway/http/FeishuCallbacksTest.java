@@ -1,25 +1,13 @@
 package io.gpuwatch.gateway.http;
 
 import io.gpuwatch.gateway.Gateway;
-import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.ack.PagerHook;
 import io.gpuwatch.gateway.alert.Alert;
-import io.gpuwatch.gateway.delivery.RecordingReceiver;
-import io.gpuwatch.gateway.ingest.IngestConfig;
-import io.gpuwatch.gateway.ledger.PersistentLedger;
-import io.gpuwatch.gateway.reload.RuleFiles;
-import io.gpuwatch.gateway.route.RoutingConfig;
-import io.gpuwatch.gateway.route.RoutingLoad;
 import io.gpuwatch.gateway.schedule.Roster;
 import io.gpuwatch.gateway.schedule.RosterLoad;
 import io.gpuwatch.gateway.store.Acknowledgement;
 import io.gpuwatch.notify.render.Markup;
 import io.gpuwatch.notify.secret.Secret;
-import io.gpuwatch.rules.RuleLoad;
-import io.gpuwatch.rules.RuleSet;
-import io.gpuwatch.rules.eval.AlertState;
-import io.gpuwatch.rules.eval.Transition;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
@@ -40,8 +28,6 @@ import java.util.Base64;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.crypto.Cipher;
 import javax.crypto.spec.IvParameterSpec;
@@ -60,7 +46,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @ExtendWith(VertxExtension.class)
 class FeishuCallbacksTest {
-    private static final long T0 = 1_764_700_000_000L;
     private static final String KEY = "kudryavtsev-encrypt-key-0123456789";
     private static final String PATH = "/api/v1/receivers/lark/feishu-callback";
     private static final String WEI = "ou_7d8a6e6df7621556ce0d21922b676706";
@@ -68,48 +53,15 @@ class FeishuCallbacksTest {
     @TempDir
     Path dir;
 
-    private final AtomicLong now = new AtomicLong(T0);
-
-    private static <T> T await(Future<T> f) throws Exception {
-        return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    }
+    private final ChatHookGateway hooks = new ChatHookGateway();
+    private final AtomicLong now = hooks.now;
 
     private Gateway start(Vertx vertx) throws Exception {
-        RuleLoad load = RuleSet.parse("hooks.yml", """
-                group: hooks
-                layer: device
-                scope: card
-                rules:
-                  - name: too-hot
-                    severity: page
-                    when: tempC > 85
-                    summary: "hot"
-                """);
-        assertTrue(load.ok(), load.diagnostics().toString());
-        RuleSet rules = load.ruleSet();
-        RoutingLoad r = RoutingConfig.parse("routes.yml", "route:\n  receiver: lark\n  group_wait: 1h\n", null);
-        assertTrue(r.ok(), r.diagnostics().toString());
         Path oncall = Path.of("../examples/oncall/oncall.yaml");
         RosterLoad roster = Roster.load(oncall);
         assertTrue(roster.ok(), roster.diagnostics().toString());
-        Gateway g = new Gateway(new GatewayConfig("127.0.0.1", 0, IngestConfig.DEFAULTS, 3_600_000,
-                "http://localhost").withDataDir(dir), rules, RuleFiles.none(), () -> null,
-                List.of(new RecordingReceiver("lark"), new RecordingReceiver("quiet")), r.config(),
-                () -> Instant.ofEpochMilli(now.get()))
-                .pagerHooks(List.of(new PagerHook("lark", PagerHook.Service.FEISHU_APP, Secret.of(KEY, "test"))))
-                .roster(roster.roster(), oncall);
-        await(vertx.deployVerticle(g));
-        for (String uuid : List.of("GPU-1", "GPU-2")) {
-            Transition fires = new Transition(rules.rules().get(0), Map.of("alertname", "too-hot",
-                    "severity", "page", "node", "gpu-7", "uuid", uuid), AlertState.PENDING, AlertState.FIRING,
-                    T0, T0, "hot", "");
-            await(g.onEventLoop(() -> {
-                g.ledger().apply(fires, g.dispatcher()::dispatch);
-                return null;
-            }));
-        }
-        await(((PersistentLedger) g.ledger()).settled());
-        return g;
+        return hooks.start(vertx, dir, new PagerHook("lark", PagerHook.Service.FEISHU_APP, Secret.of(KEY, "test")),
+                g -> g.roster(roster.roster(), oncall));
     }
 
     private static String fixture(String name) throws Exception {
@@ -141,17 +93,8 @@ class FeishuCallbacksTest {
 
     private static HttpResponse<Buffer> post(WebClient web, Gateway g, String path, String ts, String nonce,
                                              String signature, String body) throws Exception {
-        var req = web.post(g.port(), "127.0.0.1", path).putHeader("Content-Type", "application/json");
-        if (ts != null) {
-            req.putHeader(FeishuCallbacks.TIMESTAMP_HEADER, ts);
-        }
-        if (nonce != null) {
-            req.putHeader(FeishuCallbacks.NONCE_HEADER, nonce);
-        }
-        if (signature != null) {
-            req.putHeader(FeishuCallbacks.SIGNATURE_HEADER, signature);
-        }
-        return await(req.sendBuffer(Buffer.buffer(body)));
+        return ChatHookGateway.post(web, g, path, "application/json", body, FeishuCallbacks.TIMESTAMP_HEADER, ts,
+                FeishuCallbacks.NONCE_HEADER, nonce, FeishuCallbacks.SIGNATURE_HEADER, signature);
     }
 
     @Test
@@ -199,9 +142,7 @@ class FeishuCallbacksTest {
         assertEquals(409, post(web, g, PATH, ts, "n-1", sign(ts, "n-1", KEY, body), body).statusCode(),
                 "the same nonce again is a replay");
 
-        JsonObject entry = await(web.get(g.port(), "127.0.0.1", "/api/v1/audit").send()).bodyAsJsonObject()
-                .getJsonArray("entries").stream().map(JsonObject.class::cast)
-                .filter(e -> e.getString("action").equals("alert.ack")).findFirst().orElseThrow();
+        JsonObject entry = ChatHookGateway.audit(web, g, "alert.ack").get(0);
         assertEquals("feishu:lark", entry.getString("who"));
         assertEquals("by Wei Zhang (Feishu " + WEI + ")", entry.getString("detail"));
     }

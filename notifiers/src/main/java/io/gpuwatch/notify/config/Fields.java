@@ -3,7 +3,9 @@ package io.gpuwatch.notify.config;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -88,6 +90,28 @@ public final class Fields {
             return null;
         }
         return new Fields(m, path(key), problems);
+    }
+
+    /**
+     * A nested map field of strings, from our names (keyed lower-case) to a service's, merged over
+     * {@code defaults}; a value not in {@code allowed} is a problem, unless {@code allowed} is empty (any name).
+     */
+    public Map<String, String> names(String key, Map<String, String> defaults, List<String> allowed) {
+        Map<String, String> names = new HashMap<>(defaults);
+        Fields n = nested(key);
+        if (n == null) {
+            return names;
+        }
+        for (Object k : n.map.keySet()) {
+            String ours = String.valueOf(k);
+            String theirs = n.string(ours, true);
+            if (theirs != null && !allowed.isEmpty() && !allowed.contains(theirs)) {
+                n.problem(ours, "must be one of " + String.join(", ", allowed) + ", got " + theirs);
+            } else if (theirs != null) {
+                names.put(ours.toLowerCase(Locale.ROOT), theirs);
+            }
+        }
+        return names;
     }
 
     /** Flags every field not in {@code known}, since a misspelt field silently falls back to its default. */

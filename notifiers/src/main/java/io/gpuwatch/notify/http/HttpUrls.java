@@ -1,6 +1,7 @@
 package io.gpuwatch.notify.http;
 
 import io.gpuwatch.notify.Redaction;
+import io.gpuwatch.notify.config.Fields;
 
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -26,5 +27,40 @@ public final class HttpUrls {
         } catch (URISyntaxException e) {
             return "is not a valid URL (" + e.getReason() + " at index " + e.getIndex() + ")";
         }
+    }
+
+    /** The URL in field {@code key} of {@code f} (required), what is wrong with it recorded there as a problem. */
+    public static String read(Fields f, String key) {
+        String url = f.string(key, true);
+        String bad = url == null ? null : problem(url);
+        if (bad != null) {
+            f.problem(key, bad);
+        }
+        return url;
+    }
+
+    /**
+     * The endpoint of a service hosted in the US and the EU: field {@code region} ({@code us}, the default, or
+     * {@code eu}) picks {@code us} or {@code eu}, or field {@code url} gives another, read as {@link #read};
+     * giving both is a problem.
+     */
+    public static String regional(Fields f, String us, String eu) {
+        if (f.has("region") && f.has("url")) {
+            f.problem("url", "give either region or url, not both");
+            return us;
+        }
+        if (f.has("url")) {
+            return read(f, "url");
+        }
+        if (f.has("region")) {
+            String region = f.string("region", true);
+            if ("eu".equalsIgnoreCase(region)) {
+                return eu;
+            }
+            if (region != null && !"us".equalsIgnoreCase(region)) {
+                f.problem("region", "must be us or eu, got " + region);
+            }
+        }
+        return us;
     }
 }

@@ -1,5 +1,7 @@
 package io.gpuwatch.notify.retry;
 
+import io.gpuwatch.notify.config.Fields;
+
 import java.util.random.RandomGenerator;
 
 /**
@@ -19,6 +21,22 @@ public record RetryPolicy(int maxAttempts, long initialBackoffMs, long maxBackof
             throw new IllegalArgumentException("maxBackoffMs (" + maxBackoffMs + ") must not be below initialBackoffMs ("
                     + initialBackoffMs + ")");
         }
+    }
+
+    /**
+     * The schedule in fields {@code maxAttempts} (at most {@code attemptsCap}), {@code initialBackoffMs} and
+     * {@code maxBackoffMs} of {@code f}, each falling back to {@code defaults} (the cap to no less than the initial
+     * back-off read). Problems are recorded in {@code f} at their field paths; the result is then null.
+     */
+    public static RetryPolicy read(Fields f, RetryPolicy defaults, int attemptsCap) {
+        int before = f.problems().size();
+        int maxAttempts = (int) f.whole("maxAttempts", defaults.maxAttempts(), 1, attemptsCap);
+        long initial = f.whole("initialBackoffMs", defaults.initialBackoffMs(), 1, Long.MAX_VALUE);
+        long max = f.whole("maxBackoffMs", Math.max(defaults.maxBackoffMs(), initial), 1, Long.MAX_VALUE);
+        if (max < initial) {
+            f.problem("maxBackoffMs", "must not be below initialBackoffMs (" + initial + "), got " + max);
+        }
+        return f.problems().size() > before ? null : new RetryPolicy(maxAttempts, initial, max);
     }
 
     /**

@@ -84,7 +84,7 @@ class AckLinkTest {
     void feishuCarriesItAsACardButton(Vertx vertx) throws Exception {
         List<JsonObject> bodies = sent(vertx, "{\"code\":0}", "/open-apis/bot/v2/hook/t", u -> new FeishuReceiver(
                 "gpu-feishu", parsed(FeishuConfig.parse(Map.of("url", Map.of("env", "URL")), "r", url(u))),
-                WebClient.create(vertx), () -> 0L, time, time, OnCall.NOBODY, LINK));
+                time.sending(WebClient.create(vertx)), OnCall.NOBODY, LINK, false));
         JsonArray elements = bodies.get(0).getJsonObject("card").getJsonArray("elements");
         JsonObject button = elements.getJsonObject(elements.size() - 1).getJsonArray("actions").getJsonObject(0);
         assertEquals(EXPECTED, button.getString("url"));
@@ -97,7 +97,7 @@ class AckLinkTest {
         String ok = "{\"errcode\":0,\"errmsg\":\"ok\"}";
         List<JsonObject> ding = sent(vertx, ok, "/robot/send?access_token=t", u -> new DingTalkReceiver(
                 "gpu-feishu", parsed(DingTalkConfig.parse(Map.of("url", Map.of("env", "URL")), "r", url(u))),
-                WebClient.create(vertx), () -> 0L, time, time, () -> List.of("13800000001"), LINK));
+                time.sending(WebClient.create(vertx)), () -> List.of("13800000001"), LINK));
         assertTrue(ding.get(0).getJsonObject("markdown").getString("text")
                 .endsWith("\n\n[Acknowledge](" + EXPECTED + ")\n\nOn call: @13800000001"), ding.get(0).encode());
         assertFalse(ding.get(1).encode().contains("ack-link"));
@@ -105,7 +105,7 @@ class AckLinkTest {
         FakeTime fresh = new FakeTime(NOW);
         List<JsonObject> wecom = sent(vertx, ok, "/cgi-bin/webhook/send?key=k", u -> new WeComReceiver(
                 "gpu-feishu", parsed(WeComConfig.parse(Map.of("url", Map.of("env", "URL")), "r", url(u))),
-                WebClient.create(vertx), () -> 0L, fresh, fresh, OnCall.NOBODY, LINK));
+                fresh.sending(WebClient.create(vertx)), OnCall.NOBODY, LINK));
         assertTrue(wecom.get(0).getJsonObject("markdown").getString("content")
                 .endsWith("\n[Acknowledge](" + EXPECTED + ")"), wecom.get(0).encode());
         assertFalse(wecom.get(1).encode().contains("ack-link"));

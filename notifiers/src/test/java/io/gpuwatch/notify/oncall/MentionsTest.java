@@ -79,8 +79,8 @@ class MentionsTest {
     void slackMentionsTheMemberIdsInASectionOfTheirOwn(Vertx vertx) throws Exception {
         onCall.set(List.of("U024BE7LH", "U0G9QF9C6"));
         List<JsonObject> bodies = sent(vertx, "ok", "/services/T1/B1/X1", url -> new SlackReceiver("s", parsed(SlackConfig.parse(
-                Map.of("url", Map.of("env", "URL")), "receivers.s", url(url))), WebClient.create(vertx), () -> 0L,
-                time, time, lookup));
+                Map.of("url", Map.of("env", "URL")), "receivers.s", url(url))), time.sending(WebClient.create(vertx)),
+                lookup, false));
         JsonArray blocks = bodies.get(0).getJsonArray("blocks");
         assertEquals(new JsonObject().put("type", "section").put("text", new JsonObject().put("type", "mrkdwn")
                 .put("text", "On call: <@U024BE7LH> <@U0G9QF9C6>")), blocks.getJsonObject(blocks.size() - 1));
@@ -92,7 +92,7 @@ class MentionsTest {
         onCall.set(List.of("ou_7d8a6e6df7621556ce0d21922b676706"));
         List<JsonObject> bodies = sent(vertx, "{\"code\":0,\"msg\":\"success\"}", "/open-apis/bot/v2/hook/t", url -> new FeishuReceiver("f",
                 parsed(FeishuConfig.parse(Map.of("url", Map.of("env", "URL")), "receivers.f", url(url))),
-                WebClient.create(vertx), () -> 0L, time, time, lookup));
+                time.sending(WebClient.create(vertx)), lookup, null, false));
         JsonArray elements = bodies.get(0).getJsonObject("card").getJsonArray("elements");
         assertEquals(new JsonObject().put("tag", "div").put("text", new JsonObject().put("tag", "lark_md")
                         .put("content", "On call: <at id=ou_7d8a6e6df7621556ce0d21922b676706></at>")),
@@ -106,7 +106,7 @@ class MentionsTest {
         List<JsonObject> bodies = sent(vertx, "{\"errcode\":0,\"errmsg\":\"ok\"}", "/robot/send?access_token=t",
                 url -> new DingTalkReceiver("d",
                 parsed(DingTalkConfig.parse(Map.of("url", Map.of("env", "URL")), "receivers.d", url(url))),
-                WebClient.create(vertx), () -> 0L, time, time, lookup));
+                time.sending(WebClient.create(vertx)), lookup, null));
         JsonObject firing = bodies.get(0);
         assertTrue(firing.getJsonObject("markdown").getString("text").endsWith("\n\nOn call: @13800000001"),
                 firing.encode());
@@ -119,7 +119,7 @@ class MentionsTest {
     void weComMentionsTheUseridAfterTheEntriesAndKeepsItWhenTheEntriesAreCut(Vertx vertx) throws Exception {
         onCall.set(List.of("linchen"));
         Function<String, Receiver> make = url -> new WeComReceiver("w", parsed(WeComConfig.parse(Map.of("url",
-                Map.of("env", "URL")), "receivers.w", url(url))), WebClient.create(vertx), () -> 0L, time, time, lookup);
+                Map.of("env", "URL")), "receivers.w", url(url))), time.sending(WebClient.create(vertx)), lookup, null);
         List<JsonObject> bodies = sent(vertx, "{\"errcode\":0,\"errmsg\":\"ok\"}", "/cgi-bin/webhook/send?key=k", make);
         assertTrue(bodies.get(0).getJsonObject("markdown").getString("content").endsWith("\nOn call: <@linchen>"),
                 bodies.get(0).encode());
@@ -138,7 +138,7 @@ class MentionsTest {
         FakeChat chat = FakeChat.answering(200, "ok");
         await(chat.start(vertx));
         Receiver slack = new SlackReceiver("s", parsed(SlackConfig.parse(Map.of("url", Map.of("env", "URL")),
-                "receivers.s", url(chat.url("/hook")))), WebClient.create(vertx), () -> 0L, time, time, lookup);
+                "receivers.s", url(chat.url("/hook")))), time.sending(WebClient.create(vertx)), lookup, false);
         onCall.set(List.of("U0WEI0001"));
         await(slack.send(List.of(XID_1)));
         onCall.set(List.of("U0LIN0002"));

@@ -84,16 +84,13 @@ public record AlertmanagerConfig(String url, HttpAuth auth, long resendIntervalM
         HttpAuth auth = auth(f, secrets);
         long resend = f.whole("resendIntervalMs", DEFAULT_RESEND_INTERVAL_MS, 1000, MAX_RESEND_INTERVAL_MS);
         long timeoutMs = f.whole("timeoutMs", DEFAULT_TIMEOUT_MS, 1, Long.MAX_VALUE);
-        int maxAttempts = (int) f.whole("maxAttempts", DEFAULT_MAX_ATTEMPTS, 1, Integer.MAX_VALUE);
-        long initial = f.whole("initialBackoffMs", DEFAULT_INITIAL_BACKOFF_MS, 1, Long.MAX_VALUE);
-        long max = f.whole("maxBackoffMs", Math.max(DEFAULT_MAX_BACKOFF_MS, initial), 1, Long.MAX_VALUE);
-        if (max < initial) {
-            f.problem("maxBackoffMs", "must not be below initialBackoffMs (" + initial + "), got " + max);
-        }
+        RetryPolicy retry = RetryPolicy.read(f, new RetryPolicy(DEFAULT_MAX_ATTEMPTS, DEFAULT_INITIAL_BACKOFF_MS,
+                DEFAULT_MAX_BACKOFF_MS), Integer.MAX_VALUE);
         if (!f.problems().isEmpty()) {
             return Parsed.failed(f.problems());
         }
-        return Parsed.of(new AlertmanagerConfig(url, auth, resend, timeoutMs, maxAttempts, initial, max));
+        return Parsed.of(new AlertmanagerConfig(url, auth, resend, timeoutMs, retry.maxAttempts(),
+                retry.initialBackoffMs(), retry.maxBackoffMs()));
     }
 
     private static HttpAuth auth(Fields f, SecretSource secrets) {

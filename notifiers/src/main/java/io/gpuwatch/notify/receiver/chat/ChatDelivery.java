@@ -1,9 +1,9 @@
 package io.gpuwatch.notify.receiver.chat;
 
+import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Redaction;
 import io.gpuwatch.notify.config.Fields;
 import io.gpuwatch.notify.retry.Outcome;
-import io.gpuwatch.notify.retry.Pause;
 import io.gpuwatch.notify.retry.Retrier;
 import io.gpuwatch.notify.secret.Secret;
 import io.vertx.core.Future;
@@ -20,11 +20,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.random.RandomGenerator;
 
 /**
  * Posts a chat receiver's messages to its target: queued and paced by a {@link Pacer}, retried by a
@@ -67,20 +67,20 @@ public final class ChatDelivery {
 
     /**
      * A delivery to the target at {@code url} (shown redacted); {@code secrets} are scrubbed from errors on top
-     * of the URL's own path and query. The client is shared and closed by its owner.
+     * of the URL's own path and query.
      */
-    public ChatDelivery(String receiver, String url, List<String> secrets, ChatSettings settings, WebClient client,
-                        RandomGenerator random, Pause pause, InstantSource clock) {
+    public ChatDelivery(String receiver, String url, List<String> secrets, ChatSettings settings,
+                        ChatSending sending) {
         this.receiver = Objects.requireNonNull(receiver, "receiver");
         this.target = Redaction.url(url);
         List<String> s = new ArrayList<>(secrets);
         s.addAll(urlParts(url));
         this.secrets = List.copyOf(s);
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.client = Objects.requireNonNull(client, "client");
-        this.retrier = new Retrier(settings.retry(), random, pause);
-        this.pacer = new Pacer(settings.minIntervalMs(), pause, clock);
-        this.clock = Objects.requireNonNull(clock, "clock");
+        this.client = sending.client();
+        this.retrier = new Retrier(settings.retry(), sending.random(), sending.pause());
+        this.pacer = new Pacer(settings.minIntervalMs(), sending.pause(), sending.clock());
+        this.clock = sending.clock();
     }
 
     /** Queues one message; the future ends once it is delivered or the retries are spent. */
@@ -96,6 +96,20 @@ public final class ChatDelivery {
         return pacer.enqueue(() -> retrier.run(receiver, () -> pacer.slot().compose(v -> request.get()
                 .compose(r -> attempt(r, judge))
                 .otherwise(this::transportError))));
+    }
+
+    /**
+     * Queues a message already cut to the service's size limit; none at all (even its title is over the limit)
+     * fails at once, not retryable, with {@code overLimit} as the error. {@code request} makes each attempt's
+     * request from the message.
+     */
+    public <T> Future<Void> deliverFitted(Optional<T> message, String overLimit,
+                                          Function<T, Future<Request>> request, Function<Reply, Outcome> judge) {
+        if (message.isEmpty()) {
+            return Future.failedFuture(new DeliveryFailure(receiver, 0, overLimit, false));
+        }
+        T fitted = message.get();
+        return deliverAsync(() -> request.apply(fitted), judge);
     }
 
     private Future<Outcome> attempt(Request r, Function<Reply, Outcome> judge) {

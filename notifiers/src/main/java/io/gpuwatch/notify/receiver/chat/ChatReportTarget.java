@@ -1,6 +1,5 @@
 package io.gpuwatch.notify.receiver.chat;
 
-import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.render.Report;
 import io.gpuwatch.notify.retry.Outcome;
 import io.vertx.core.Future;
@@ -63,12 +62,7 @@ public abstract class ChatReportTarget<T> implements ReportTarget {
 
     @Override
     public final Future<Void> post(Report report) {
-        Optional<T> payload = fit.apply(report);
-        if (payload.isEmpty()) {
-            return Future.failedFuture(new DeliveryFailure(name, 0, "the report's title alone exceeds " + limit,
-                    false));
-        }
-        T fitted = payload.get();
-        return delivery.deliverAsync(() -> request.apply(fitted), judge);
+        return delivery.deliverFitted(fit.apply(report), "the report's title alone exceeds " + limit, request,
+                judge);
     }
 }

@@ -46,17 +46,12 @@ public record ChatSettings(long timeoutMs, RetryPolicy retry, long minIntervalMs
     public static ChatSettings read(Fields f, ChatSettings defaults) {
         int before = f.problems().size();
         long timeoutMs = f.whole("timeoutMs", defaults.timeoutMs(), 1, Long.MAX_VALUE);
-        int maxAttempts = (int) f.whole("maxAttempts", defaults.retry().maxAttempts(), 1, 100);
-        long initial = f.whole("initialBackoffMs", defaults.retry().initialBackoffMs(), 1, Long.MAX_VALUE);
-        long max = f.whole("maxBackoffMs", Math.max(defaults.retry().maxBackoffMs(), initial), 1, Long.MAX_VALUE);
-        if (max < initial) {
-            f.problem("maxBackoffMs", "must not be below initialBackoffMs (" + initial + "), got " + max);
-        }
+        RetryPolicy retry = RetryPolicy.read(f, defaults.retry(), 100);
         long minIntervalMs = f.whole("minIntervalMs", defaults.minIntervalMs(), 0, 3_600_000);
         Layout layout = Layout.read(f, "templates", defaults.layout());
         if (f.problems().size() > before || layout == null) {
             return null;
         }
-        return new ChatSettings(timeoutMs, new RetryPolicy(maxAttempts, initial, max), minIntervalMs, layout);
+        return new ChatSettings(timeoutMs, retry, minIntervalMs, layout);
     }
 }

@@ -9,6 +9,8 @@ import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.function.BiFunction;
+import java.util.function.LongFunction;
 import java.util.function.UnaryOperator;
 
 /**
@@ -75,6 +77,23 @@ public final class Reply {
             flat = flat.substring(0, EXCERPT_CHARS) + "…";
         }
         return "HTTP " + status + " from " + target + (flat.isEmpty() ? "" : ": " + flat);
+    }
+
+    /**
+     * The reading of a robot that reports errors as HTTP 200 with {@code {"errcode": n, "errmsg": "…"}} (DingTalk,
+     * WeCom): another status as {@link #byStatus}; errcode 0 (or none) delivered; any other code as
+     * {@code onError} decides, given the code and the error quoting it, its errmsg and {@code hint} for it.
+     */
+    public Outcome byErrcode(LongFunction<String> hint, BiFunction<Long, String, Outcome> onError) {
+        if (!ok()) {
+            return byStatus();
+        }
+        JsonObject json = json();
+        long code = json == null ? 0 : json.getLong("errcode", 0L);
+        if (code == 0) {
+            return Outcome.delivered();
+        }
+        return onError.apply(code, error("errcode " + code + " " + json.getString("errmsg", "") + hint.apply(code)));
     }
 
     /**

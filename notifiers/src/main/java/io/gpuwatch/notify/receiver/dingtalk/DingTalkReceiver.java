@@ -1,28 +1,23 @@
 package io.gpuwatch.notify.receiver.dingtalk;
 
-import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Notification;
-import io.gpuwatch.notify.Receiver;
-import io.gpuwatch.notify.receiver.chat.ChatDelivery;
-import io.gpuwatch.notify.receiver.chat.Reply;
-import io.gpuwatch.notify.retry.Outcome;
-import io.gpuwatch.notify.retry.Pause;
 import io.gpuwatch.notify.acklink.AckLink;
 import io.gpuwatch.notify.oncall.OnCall;
+import io.gpuwatch.notify.receiver.chat.ChatDelivery;
+import io.gpuwatch.notify.receiver.chat.ChatReceiver;
+import io.gpuwatch.notify.receiver.chat.ChatSending;
+import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.render.Markup;
+import io.gpuwatch.notify.retry.Outcome;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.client.WebClient;
 
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Random;
-import java.util.random.RandomGenerator;
+import java.util.function.Function;
 
 /**
  * Posts each batch as one markdown message to a DingTalk custom robot, with {@code timestamp} and {@code sign}
@@ -32,87 +27,29 @@ import java.util.random.RandomGenerator;
  * {@code 310000} (sign, keyword, IP or timestamp) and {@code 300001} (token or parameter) fail at once;
  * 5xx, 429 and timeouts are retried.
  */
-public final class DingTalkReceiver implements Receiver {
+public final class DingTalkReceiver extends ChatReceiver<Buffer> {
     static final Duration RATE_LIMIT_BLOCK = Duration.ofMinutes(10);
 
-    private final String name;
-    private final DingTalkConfig config;
-    private final ChatDelivery delivery;
-    private final OnCall onCall;
-    private final AckLink ackLink;
-    private final InstantSource clock;
-
-    /** A receiver with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
-    public DingTalkReceiver(String name, DingTalkConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock) {
-        this(name, config, client, random, pause, clock, OnCall.NOBODY);
-    }
-
-    /** A receiver whose firing messages mention whoever {@code onCall} names at the time of sending. */
-    public DingTalkReceiver(String name, DingTalkConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock, OnCall onCall) {
-        this(name, config, client, random, pause, clock, onCall, null);
-    }
-
     /**
-     * A receiver whose firing messages mention whoever {@code onCall} names and, with an {@code ackLink}, carry a
-     * signed link that acknowledges their firing alerts (this bot gives no callback for a button).
+     * A receiver whose firing messages mention whoever {@code onCall} names and, with an {@code ackLink} (or
+     * null), carry a signed link that acknowledges their firing alerts (this bot gives no callback for a button).
      */
-    public DingTalkReceiver(String name, DingTalkConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock, OnCall onCall, AckLink ackLink) {
-        this.onCall = Objects.requireNonNull(onCall, "onCall");
-        this.ackLink = ackLink;
-        this.name = Objects.requireNonNull(name, "name");
-        this.config = Objects.requireNonNull(config, "config");
-        this.clock = Objects.requireNonNull(clock, "clock");
-        this.delivery = new ChatDelivery(name, config.url().reveal(),
-                config.signingSecret() == null ? List.of() : List.of(config.signingSecret().reveal()),
-                config.settings(), client, random, pause, clock);
-    }
-
-    /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
-    public static DingTalkReceiver create(Vertx vertx, WebClient client, String name, DingTalkConfig config) {
-        return new DingTalkReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
-    }
-
-    /** A receiver pausing on Vert.x timers whose firing messages mention whoever {@code onCall} names. */
-    public static DingTalkReceiver create(Vertx vertx, WebClient client, String name, DingTalkConfig config,
-                                      OnCall onCall) {
-        return create(vertx, client, name, config, onCall, null);
-    }
-
-    /** As {@link #create(Vertx, WebClient, String, DingTalkConfig, OnCall)}, with a signed acknowledge link if given. */
-    public static DingTalkReceiver create(Vertx vertx, WebClient client, String name, DingTalkConfig config,
-                                      OnCall onCall, AckLink ackLink) {
-        return new DingTalkReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system(),
-                onCall, ackLink);
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public Future<Void> send(List<Notification> batch) {
-        if (batch.isEmpty()) {
-            return Future.succeededFuture();
-        }
-        Optional<Buffer> body;
-        try {
-            body = DingTalkMessage.build(config.settings().layout().render(batch, Markup.LOOKALIKE),
-                    onCall.addressesFor(batch), link(batch));
-        } catch (RuntimeException e) {
-            return Future.failedFuture(new DeliveryFailure(name, 0,
-                    "could not render the message: " + e.getClass().getSimpleName(), false));
-        }
-        if (body.isEmpty()) {
-            return Future.failedFuture(new DeliveryFailure(name, 0, "the message title alone exceeds DingTalk's "
-                    + DingTalkMessage.MAX_BODY_BYTES + "-byte limit", false));
-        }
-        Buffer message = body.get();
-        return delivery.deliver(() -> new ChatDelivery.Request(signedUrl(config, clock), message),
+    public DingTalkReceiver(String name, DingTalkConfig config, ChatSending sending, OnCall onCall,
+                            AckLink ackLink) {
+        super(name, new ChatDelivery(name, config.url().reveal(),
+                        config.signingSecret() == null ? List.of() : List.of(config.signingSecret().reveal()),
+                        config.settings(), sending),
+                "message", "DingTalk's " + DingTalkMessage.MAX_BODY_BYTES + "-byte limit",
+                render(config, Objects.requireNonNull(onCall, "onCall"), ackLink, sending.clock()),
+                message -> Future.succeededFuture(
+                        new ChatDelivery.Request(signedUrl(config, sending.clock()), message)),
                 DingTalkReceiver::judge);
+    }
+
+    private static Function<List<Notification>, Optional<Buffer>> render(DingTalkConfig config, OnCall onCall,
+                                                                         AckLink ackLink, InstantSource clock) {
+        return batch -> DingTalkMessage.build(config.settings().layout().render(batch, Markup.LOOKALIKE),
+                onCall.addressesFor(batch), ackLink(ackLink, batch, clock));
     }
 
     /** The webhook URL, signed for this moment when a signing secret is set; reports sign the same way. */
@@ -127,16 +64,8 @@ public final class DingTalkReceiver implements Receiver {
     }
 
     static Outcome judge(Reply reply) {
-        if (!reply.ok()) {
-            return reply.byStatus();
-        }
-        JsonObject json = reply.json();
-        long code = json == null ? 0 : json.getLong("errcode", 0L);
-        if (code == 0) {
-            return Outcome.delivered();
-        }
-        String error = reply.error("errcode " + code + " " + json.getString("errmsg", "") + hint(code));
-        return code == 130101 ? Outcome.retryAfter(error, RATE_LIMIT_BLOCK) : Outcome.reject(error);
+        return reply.byErrcode(DingTalkReceiver::hint, (code, error) ->
+                code == 130101 ? Outcome.retryAfter(error, RATE_LIMIT_BLOCK) : Outcome.reject(error));
     }
 
     private static String hint(long code) {
@@ -146,12 +75,5 @@ public final class DingTalkReceiver implements Receiver {
             case 300001 -> " (access token or parameter invalid)";
             default -> "";
         };
-    }
-
-    /** The signed link acknowledging the batch's firing alerts, or null without one or without a firing alert. */
-    private String link(List<Notification> batch) {
-        List<String> firing = batch.stream().filter(n -> n.status() == Notification.Status.FIRING)
-                .map(Notification::fingerprint).toList();
-        return ackLink == null || firing.isEmpty() ? null : ackLink.url(firing, clock.instant());
     }
 }

@@ -2,19 +2,14 @@ package io.gpuwatch.notify.receiver.dingtalk;
 
 import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.ChatReportTarget;
+import io.gpuwatch.notify.receiver.chat.ChatSending;
 import io.gpuwatch.notify.render.Markup;
 import io.gpuwatch.notify.render.Report;
-import io.gpuwatch.notify.retry.Pause;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.client.WebClient;
 
-import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
-import java.util.random.RandomGenerator;
 
 /**
  * Posts reports to a DingTalk custom robot as one markdown message (title heading, period, trend, then a
@@ -23,21 +18,14 @@ import java.util.random.RandomGenerator;
  * upload needs an app token a robot does not have, so reports carry the trend as a text sparkline here.
  */
 public final class DingTalkReportTarget extends ChatReportTarget<Buffer> {
-    /** A target with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
-    public DingTalkReportTarget(String name, DingTalkConfig config, WebClient client, RandomGenerator random,
-                                Pause pause, InstantSource clock) {
+    /** A target that sends with {@code sending}. */
+    public DingTalkReportTarget(String name, DingTalkConfig config, ChatSending sending) {
         super(name, new ChatDelivery(name, config.url().reveal(),
                 config.signingSecret() == null ? List.of() : List.of(config.signingSecret().reveal()),
-                config.settings(), client, random, pause, clock), false,
+                config.settings(), sending), false,
                 "DingTalk's " + DingTalkMessage.MAX_BODY_BYTES + "-byte limit", DingTalkReportTarget::build,
-                message -> new ChatDelivery.Request(DingTalkReceiver.signedUrl(config, clock), message),
+                message -> new ChatDelivery.Request(DingTalkReceiver.signedUrl(config, sending.clock()), message),
                 DingTalkReceiver::judge);
-    }
-
-    /** A target pausing on Vert.x timers, with random jitter and the system clock. */
-    public static DingTalkReportTarget create(Vertx vertx, WebClient client, String name, DingTalkConfig config) {
-        return new DingTalkReportTarget(name, config, client, new Random(), Pause.timers(vertx),
-                InstantSource.system());
     }
 
     /** The message as sent, within {@link DingTalkMessage#MAX_BODY_BYTES}. */

@@ -1,27 +1,22 @@
 package io.gpuwatch.notify.receiver.feishu;
 
-import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Notification;
-import io.gpuwatch.notify.Receiver;
-import io.gpuwatch.notify.receiver.chat.ChatDelivery;
-import io.gpuwatch.notify.receiver.chat.Reply;
-import io.gpuwatch.notify.retry.Outcome;
-import io.gpuwatch.notify.retry.Pause;
 import io.gpuwatch.notify.acklink.AckLink;
 import io.gpuwatch.notify.oncall.OnCall;
+import io.gpuwatch.notify.receiver.chat.ChatDelivery;
+import io.gpuwatch.notify.receiver.chat.ChatReceiver;
+import io.gpuwatch.notify.receiver.chat.ChatSending;
+import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.render.Markup;
-import io.vertx.core.Future;
-import io.vertx.core.Vertx;
+import io.gpuwatch.notify.retry.Outcome;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.client.WebClient;
 
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Random;
-import java.util.random.RandomGenerator;
+import java.util.function.Function;
 
 /**
  * Posts each batch as one interactive card to a Feishu/Lark custom bot, signed afresh on every attempt when a
@@ -31,108 +26,38 @@ import java.util.random.RandomGenerator;
  * (frequency limit) waits a minute; gateway throttling (429 or 400 with {@code 99991400}) waits for
  * {@code x-ogw-ratelimit-reset}; 5xx and timeouts are retried.
  */
-public final class FeishuReceiver implements Receiver {
+public final class FeishuReceiver extends ChatReceiver<JsonObject> {
     static final Duration FREQUENCY_LIMIT_WAIT = Duration.ofMinutes(1);
 
-    private final String name;
-    private final FeishuConfig config;
-    private final ChatDelivery delivery;
-    private final OnCall onCall;
-    private final AckLink ackLink;
-    private final InstantSource clock;
-    private final FeishuPost post;
-    private final boolean buttons;
-
-    /** A receiver with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
-    public FeishuReceiver(String name, FeishuConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock) {
-        this(name, config, client, random, pause, clock, OnCall.NOBODY);
-    }
-
-    /** A receiver whose firing messages mention whoever {@code onCall} names at the time of sending. */
-    public FeishuReceiver(String name, FeishuConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock, OnCall onCall) {
-        this(name, config, client, random, pause, clock, onCall, null);
-    }
-
     /**
-     * A receiver whose firing messages mention whoever {@code onCall} names and, with an {@code ackLink}, carry a
-     * signed link that acknowledges their firing alerts (this bot gives no callback for a button).
+     * A receiver whose firing messages mention whoever {@code onCall} names and, with an {@code ackLink} (or
+     * null), carry a signed link that acknowledges their firing alerts (a custom bot gives no callback for a
+     * button). With {@code buttons}, a receiver posting as a Feishu app ({@link FeishuConfig#app()}) puts
+     * Acknowledge, Resolve and Silence 1h buttons on its firing cards, whose clicks the app posts to the gateway
+     * (a custom bot's card cannot carry them, so they are left out there).
      */
-    public FeishuReceiver(String name, FeishuConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock, OnCall onCall, AckLink ackLink) {
-        this(name, config, client, random, pause, clock, onCall, ackLink, false);
+    public FeishuReceiver(String name, FeishuConfig config, ChatSending sending, OnCall onCall, AckLink ackLink,
+                          boolean buttons) {
+        this(name, config, sending, new FeishuPost(config, sending.client(), sending.clock()),
+                render(config, Objects.requireNonNull(onCall, "onCall"), ackLink, sending.clock(),
+                        buttons && config.app() != null));
     }
 
-    /**
-     * As the receiver above; with {@code buttons}, a receiver posting as a Feishu app ({@link FeishuConfig#app()})
-     * puts Acknowledge, Resolve and Silence 1h buttons on its firing cards, whose clicks the app posts to the
-     * gateway (a custom bot's card cannot carry them, so they are left out there).
-     */
-    public FeishuReceiver(String name, FeishuConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock, OnCall onCall, AckLink ackLink, boolean buttons) {
-        this.onCall = Objects.requireNonNull(onCall, "onCall");
-        this.buttons = buttons && config.app() != null;
-        this.post = new FeishuPost(config, client, clock);
-        this.ackLink = ackLink;
-        this.name = Objects.requireNonNull(name, "name");
-        this.config = Objects.requireNonNull(config, "config");
-        this.clock = Objects.requireNonNull(clock, "clock");
-        this.delivery = new ChatDelivery(name, post.target(), post.secrets(), config.settings(), client, random,
-                pause, clock);
+    private FeishuReceiver(String name, FeishuConfig config, ChatSending sending, FeishuPost post,
+                           Function<List<Notification>, Optional<JsonObject>> render) {
+        super(name, new ChatDelivery(name, post.target(), post.secrets(), config.settings(), sending), "card",
+                "Feishu's " + FeishuCard.MAX_BODY_BYTES + "-byte message limit", render, post::request, post::judge);
     }
 
-    /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
-    public static FeishuReceiver create(Vertx vertx, WebClient client, String name, FeishuConfig config) {
-        return new FeishuReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
-    }
-
-    /** A receiver pausing on Vert.x timers whose firing messages mention whoever {@code onCall} names. */
-    public static FeishuReceiver create(Vertx vertx, WebClient client, String name, FeishuConfig config,
-                                      OnCall onCall) {
-        return create(vertx, client, name, config, onCall, null);
-    }
-
-    /** As {@link #create(Vertx, WebClient, String, FeishuConfig, OnCall)}, with a signed acknowledge link if given. */
-    public static FeishuReceiver create(Vertx vertx, WebClient client, String name, FeishuConfig config,
-                                      OnCall onCall, AckLink ackLink) {
-        return create(vertx, client, name, config, onCall, ackLink, false);
-    }
-
-    /** As above, with callback buttons on the cards of a receiver posting as a Feishu app when {@code buttons}. */
-    public static FeishuReceiver create(Vertx vertx, WebClient client, String name, FeishuConfig config,
-                                      OnCall onCall, AckLink ackLink, boolean buttons) {
-        return new FeishuReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system(),
-                onCall, ackLink, buttons);
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public Future<Void> send(List<Notification> batch) {
-        if (batch.isEmpty()) {
-            return Future.succeededFuture();
-        }
-        Optional<JsonObject> card;
-        try {
-            boolean firing = batch.stream().anyMatch(n -> n.status() == Notification.Status.FIRING);
-            List<String> firingAlerts = batch.stream().filter(n -> n.status() == Notification.Status.FIRING)
-                    .map(Notification::fingerprint).toList();
-            card = FeishuCard.build(config.settings().layout().render(batch, Markup.LARK_MD), firing,
-                    firing ? onCall.addresses() : List.of(), link(batch), buttons ? firingAlerts : List.of());
-        } catch (RuntimeException e) {
-            return Future.failedFuture(new DeliveryFailure(name, 0,
-                    "could not render the card: " + e.getClass().getSimpleName(), false));
-        }
-        if (card.isEmpty()) {
-            return Future.failedFuture(new DeliveryFailure(name, 0, "the card title alone exceeds Feishu's "
-                    + FeishuCard.MAX_BODY_BYTES + "-byte message limit", false));
-        }
-        JsonObject message = card.get();
-        return delivery.deliverAsync(() -> post.request(message), post::judge);
+    private static Function<List<Notification>, Optional<JsonObject>> render(FeishuConfig config, OnCall onCall,
+                                                                             AckLink ackLink, InstantSource clock,
+                                                                             boolean buttons) {
+        return batch -> {
+            List<String> firing = firing(batch);
+            return FeishuCard.build(config.settings().layout().render(batch, Markup.LARK_MD), !firing.isEmpty(),
+                    firing.isEmpty() ? List.of() : onCall.addresses(), ackLink(ackLink, batch, clock),
+                    buttons ? firing : List.of());
+        };
     }
 
     /** The message with a signature for this moment when a signing secret is set; reports sign the same way. */
@@ -182,12 +107,5 @@ public final class FeishuReceiver implements Receiver {
             case 11232 -> " (frequency limit)";
             default -> "";
         };
-    }
-
-    /** The signed link acknowledging the batch's firing alerts, or null without one or without a firing alert. */
-    private String link(List<Notification> batch) {
-        List<String> firing = batch.stream().filter(n -> n.status() == Notification.Status.FIRING)
-                .map(Notification::fingerprint).toList();
-        return ackLink == null || firing.isEmpty() ? null : ackLink.url(firing, clock.instant());
     }
 }

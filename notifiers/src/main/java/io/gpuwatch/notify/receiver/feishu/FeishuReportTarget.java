@@ -2,18 +2,13 @@ package io.gpuwatch.notify.receiver.feishu;
 
 import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.ChatReportTarget;
+import io.gpuwatch.notify.receiver.chat.ChatSending;
 import io.gpuwatch.notify.render.Markup;
 import io.gpuwatch.notify.render.Report;
-import io.gpuwatch.notify.retry.Pause;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.client.WebClient;
 
-import java.time.InstantSource;
 import java.util.Optional;
-import java.util.Random;
-import java.util.random.RandomGenerator;
 
 /**
  * Posts reports to a Feishu/Lark custom bot as an interactive card with a blue header: the period and the trend
@@ -22,22 +17,15 @@ import java.util.random.RandomGenerator;
  * which a bot webhook cannot do, so reports carry the trend as a text sparkline here.
  */
 public final class FeishuReportTarget extends ChatReportTarget<JsonObject> {
-    /** A target with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
-    public FeishuReportTarget(String name, FeishuConfig config, WebClient client, RandomGenerator random, Pause pause,
-                              InstantSource clock) {
-        this(name, new FeishuPost(config, client, clock), config, client, random, pause, clock);
+    /** A target that sends with {@code sending}. */
+    public FeishuReportTarget(String name, FeishuConfig config, ChatSending sending) {
+        this(name, new FeishuPost(config, sending.client(), sending.clock()), config, sending);
     }
 
-    private FeishuReportTarget(String name, FeishuPost post, FeishuConfig config, WebClient client,
-                               RandomGenerator random, Pause pause, InstantSource clock) {
-        super(name, new ChatDelivery(name, post.target(), post.secrets(), config.settings(), client, random, pause,
-                        clock), "Feishu's " + FeishuCard.MAX_BODY_BYTES + "-byte message limit", false,
+    private FeishuReportTarget(String name, FeishuPost post, FeishuConfig config, ChatSending sending) {
+        super(name, new ChatDelivery(name, post.target(), post.secrets(), config.settings(), sending),
+                "Feishu's " + FeishuCard.MAX_BODY_BYTES + "-byte message limit", false,
                 FeishuReportTarget::build, post::request, post::judge);
-    }
-
-    /** A target pausing on Vert.x timers, with random jitter and the system clock. */
-    public static FeishuReportTarget create(Vertx vertx, WebClient client, String name, FeishuConfig config) {
-        return new FeishuReportTarget(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
     }
 
     /** The card as sent before signing, within the body limit less room for the signature fields. */

@@ -10,7 +10,6 @@ import io.gpuwatch.notify.secret.Secret;
 import io.gpuwatch.notify.secret.SecretSource;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -107,10 +106,7 @@ public record JiraConfig(String url, int apiVersion, String project, String issu
     public static Parsed<JiraConfig> parse(Map<?, ?> map, String path, SecretSource secrets) {
         Fields f = new Fields(map, path);
         f.only(FIELDS);
-        String url = f.string("url", true);
-        if (url != null && HttpUrls.problem(url) != null) {
-            f.problem("url", HttpUrls.problem(url));
-        }
+        String url = HttpUrls.read(f, "url");
         int apiVersion = (int) f.whole("apiVersion", 3, 2, 3);
         String project = f.string("project", true);
         String issueType = f.has("issueType") ? f.string("issueType", true) : DEFAULT_ISSUE_TYPE;
@@ -122,28 +118,16 @@ public record JiraConfig(String url, int apiVersion, String project, String issu
         String transition = f.has("resolveTransition") ? f.string("resolveTransition", true)
                 : DEFAULT_RESOLVE_TRANSITION;
         List<String> labels = labels(f, map.get("labels"));
-        Map<String, String> priorities = new HashMap<>();
-        Fields p = f.nested("priorities");
-        if (p != null) {
-            for (Object k : ((Map<?, ?>) map.get("priorities")).keySet()) {
-                String name = p.string(String.valueOf(k), true);
-                if (name != null) {
-                    priorities.put(String.valueOf(k).toLowerCase(Locale.ROOT), name);
-                }
-            }
-        }
+        Map<String, String> priorities = f.names("priorities", Map.of(), List.of());
         long timeoutMs = f.whole("timeoutMs", DEFAULT_TIMEOUT_MS, 1, Long.MAX_VALUE);
-        int maxAttempts = (int) f.whole("maxAttempts", DEFAULT_MAX_ATTEMPTS, 1, Integer.MAX_VALUE);
-        long initial = f.whole("initialBackoffMs", DEFAULT_INITIAL_BACKOFF_MS, 1, Long.MAX_VALUE);
-        long max = f.whole("maxBackoffMs", Math.max(DEFAULT_MAX_BACKOFF_MS, initial), 1, Long.MAX_VALUE);
-        if (max < initial) {
-            f.problem("maxBackoffMs", "must not be below initialBackoffMs (" + initial + "), got " + max);
-        }
+        RetryPolicy retry = RetryPolicy.read(f, new RetryPolicy(DEFAULT_MAX_ATTEMPTS, DEFAULT_INITIAL_BACKOFF_MS,
+                DEFAULT_MAX_BACKOFF_MS), Integer.MAX_VALUE);
         if (!f.problems().isEmpty()) {
             return Parsed.failed(f.problems());
         }
         return Parsed.of(new JiraConfig(url, apiVersion, project, issueType, auth, summary, description, comment,
-                resolvedComment, transition, labels, priorities, timeoutMs, maxAttempts, initial, max));
+                resolvedComment, transition, labels, priorities, timeoutMs, retry.maxAttempts(),
+                retry.initialBackoffMs(), retry.maxBackoffMs()));
     }
 
     private static HttpAuth auth(Fields f, SecretSource secrets) {

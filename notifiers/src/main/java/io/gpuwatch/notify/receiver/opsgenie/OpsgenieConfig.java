@@ -9,7 +9,6 @@ import io.gpuwatch.notify.secret.Secret;
 import io.gpuwatch.notify.secret.SecretSource;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -42,7 +41,7 @@ public record OpsgenieConfig(String url, Secret apiKey, String message, String d
     public static final long DEFAULT_INITIAL_BACKOFF_MS = 500;
     public static final long DEFAULT_MAX_BACKOFF_MS = 60_000;
 
-    private static final Set<String> PRIORITIES = Set.of("P1", "P2", "P3", "P4", "P5");
+    private static final List<String> PRIORITIES = List.of("P1", "P2", "P3", "P4", "P5");
     private static final Set<String> FIELDS = Set.of("apiKey", "region", "url", "message", "description",
             "responders", "tags", "priorities", "timeoutMs", "maxAttempts", "initialBackoffMs", "maxBackoffMs");
 
@@ -111,52 +110,20 @@ public record OpsgenieConfig(String url, Secret apiKey, String message, String d
         Fields f = new Fields(map, path);
         f.only(FIELDS);
         Secret key = secrets.read(f, "apiKey", true);
-        String url = US_URL;
-        if (f.has("region") && f.has("url")) {
-            f.problem("url", "give either region or url, not both");
-        } else if (f.has("url")) {
-            url = f.string("url", true);
-            String bad = HttpUrls.problem(url);
-            if (url != null && bad != null) {
-                f.problem("url", bad);
-            }
-        } else if (f.has("region")) {
-            String region = f.string("region", true);
-            if ("eu".equalsIgnoreCase(region)) {
-                url = EU_URL;
-            } else if (region != null && !"us".equalsIgnoreCase(region)) {
-                f.problem("region", "must be us or eu, got " + region);
-            }
-        }
+        String url = HttpUrls.regional(f, US_URL, EU_URL);
         String message = Template.read(f, "message", DEFAULT_MESSAGE);
         String description = Template.read(f, "description", DEFAULT_DESCRIPTION);
         List<Responder> responders = responders(f, map.get("responders"));
         List<String> tags = tags(f, map.get("tags"));
-        Map<String, String> priorities = new HashMap<>(DEFAULT_PRIORITIES);
-        Fields p = f.nested("priorities");
-        if (p != null) {
-            for (Object k : ((Map<?, ?>) map.get("priorities")).keySet()) {
-                String ours = String.valueOf(k);
-                String theirs = p.string(ours, true);
-                if (theirs != null && !PRIORITIES.contains(theirs)) {
-                    p.problem(ours, "must be one of P1, P2, P3, P4, P5, got " + theirs);
-                } else if (theirs != null) {
-                    priorities.put(ours.toLowerCase(Locale.ROOT), theirs);
-                }
-            }
-        }
+        Map<String, String> priorities = f.names("priorities", DEFAULT_PRIORITIES, PRIORITIES);
         long timeoutMs = f.whole("timeoutMs", DEFAULT_TIMEOUT_MS, 1, Long.MAX_VALUE);
-        int maxAttempts = (int) f.whole("maxAttempts", DEFAULT_MAX_ATTEMPTS, 1, Integer.MAX_VALUE);
-        long initial = f.whole("initialBackoffMs", DEFAULT_INITIAL_BACKOFF_MS, 1, Long.MAX_VALUE);
-        long max = f.whole("maxBackoffMs", Math.max(DEFAULT_MAX_BACKOFF_MS, initial), 1, Long.MAX_VALUE);
-        if (max < initial) {
-            f.problem("maxBackoffMs", "must not be below initialBackoffMs (" + initial + "), got " + max);
-        }
+        RetryPolicy retry = RetryPolicy.read(f, new RetryPolicy(DEFAULT_MAX_ATTEMPTS, DEFAULT_INITIAL_BACKOFF_MS,
+                DEFAULT_MAX_BACKOFF_MS), Integer.MAX_VALUE);
         if (!f.problems().isEmpty()) {
             return Parsed.failed(f.problems());
         }
         return Parsed.of(new OpsgenieConfig(url, key, message, description, responders, tags, priorities, timeoutMs,
-                maxAttempts, initial, max));
+                retry.maxAttempts(), retry.initialBackoffMs(), retry.maxBackoffMs()));
     }
 
     private static List<Responder> responders(Fields f, Object raw) {

@@ -8,7 +8,7 @@ import io.gpuwatch.notify.retry.RetryPolicy;
 import io.gpuwatch.notify.secret.Secret;
 import io.gpuwatch.notify.secret.SecretSource;
 
-import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -35,7 +35,7 @@ public record PagerDutyConfig(String url, Secret routingKey, String summary, Str
     public static final long DEFAULT_INITIAL_BACKOFF_MS = 500;
     public static final long DEFAULT_MAX_BACKOFF_MS = 60_000;
 
-    private static final Set<String> PD_SEVERITIES = Set.of("critical", "error", "warning", "info");
+    private static final List<String> PD_SEVERITIES = List.of("critical", "error", "warning", "info");
     private static final Set<String> FIELDS = Set.of("routingKey", "region", "url", "summary", "source", "severities",
             "timeoutMs", "maxAttempts", "initialBackoffMs", "maxBackoffMs");
 
@@ -85,50 +85,18 @@ public record PagerDutyConfig(String url, Secret routingKey, String summary, Str
         Fields f = new Fields(map, path);
         f.only(FIELDS);
         Secret key = secrets.read(f, "routingKey", true);
-        String url = US_URL;
-        if (f.has("region") && f.has("url")) {
-            f.problem("url", "give either region or url, not both");
-        } else if (f.has("url")) {
-            url = f.string("url", true);
-            String bad = HttpUrls.problem(url);
-            if (url != null && bad != null) {
-                f.problem("url", bad);
-            }
-        } else if (f.has("region")) {
-            String region = f.string("region", true);
-            if ("eu".equalsIgnoreCase(region)) {
-                url = EU_URL;
-            } else if (region != null && !"us".equalsIgnoreCase(region)) {
-                f.problem("region", "must be us or eu, got " + region);
-            }
-        }
+        String url = HttpUrls.regional(f, US_URL, EU_URL);
         String summary = Template.read(f, "summary", DEFAULT_SUMMARY);
         String source = Template.read(f, "source", DEFAULT_SOURCE);
-        Map<String, String> severities = new HashMap<>(DEFAULT_SEVERITIES);
-        Fields s = f.nested("severities");
-        if (s != null) {
-            for (Object k : ((Map<?, ?>) map.get("severities")).keySet()) {
-                String ours = String.valueOf(k);
-                String theirs = s.string(ours, true);
-                if (theirs != null && !PD_SEVERITIES.contains(theirs)) {
-                    s.problem(ours, "must be one of critical, error, warning, info, got " + theirs);
-                } else if (theirs != null) {
-                    severities.put(ours.toLowerCase(Locale.ROOT), theirs);
-                }
-            }
-        }
+        Map<String, String> severities = f.names("severities", DEFAULT_SEVERITIES, PD_SEVERITIES);
         long timeoutMs = f.whole("timeoutMs", DEFAULT_TIMEOUT_MS, 1, Long.MAX_VALUE);
-        int maxAttempts = (int) f.whole("maxAttempts", DEFAULT_MAX_ATTEMPTS, 1, Integer.MAX_VALUE);
-        long initial = f.whole("initialBackoffMs", DEFAULT_INITIAL_BACKOFF_MS, 1, Long.MAX_VALUE);
-        long max = f.whole("maxBackoffMs", Math.max(DEFAULT_MAX_BACKOFF_MS, initial), 1, Long.MAX_VALUE);
-        if (max < initial) {
-            f.problem("maxBackoffMs", "must not be below initialBackoffMs (" + initial + "), got " + max);
-        }
+        RetryPolicy retry = RetryPolicy.read(f, new RetryPolicy(DEFAULT_MAX_ATTEMPTS, DEFAULT_INITIAL_BACKOFF_MS,
+                DEFAULT_MAX_BACKOFF_MS), Integer.MAX_VALUE);
         if (!f.problems().isEmpty()) {
             return Parsed.failed(f.problems());
         }
-        return Parsed.of(new PagerDutyConfig(url, key, summary, source, severities, timeoutMs, maxAttempts, initial,
-                max));
+        return Parsed.of(new PagerDutyConfig(url, key, summary, source, severities, timeoutMs, retry.maxAttempts(),
+                retry.initialBackoffMs(), retry.maxBackoffMs()));
     }
 
 }

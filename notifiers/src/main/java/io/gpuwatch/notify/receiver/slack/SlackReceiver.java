@@ -1,23 +1,17 @@
 package io.gpuwatch.notify.receiver.slack;
 
-import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Notification;
-import io.gpuwatch.notify.Receiver;
-import io.gpuwatch.notify.receiver.chat.ChatDelivery;
-import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.oncall.OnCall;
+import io.gpuwatch.notify.receiver.chat.ChatDelivery;
+import io.gpuwatch.notify.receiver.chat.ChatReceiver;
+import io.gpuwatch.notify.receiver.chat.ChatSending;
+import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.render.Markup;
-import io.gpuwatch.notify.retry.Pause;
-import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.ext.web.client.WebClient;
 
-import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
-import java.util.Random;
-import java.util.random.RandomGenerator;
+import java.util.function.Function;
 
 /**
  * Posts each batch as one Block Kit message to a Slack incoming webhook, paced per webhook. Slack answers
@@ -26,79 +20,21 @@ import java.util.random.RandomGenerator;
  * {@code channel_is_archived} (410) fail at once with the code; 429 waits for {@code Retry-After}, 5xx and
  * timeouts are retried.
  */
-public final class SlackReceiver implements Receiver {
-    private final String name;
-    private final SlackConfig config;
-    private final ChatDelivery delivery;
-    private final OnCall onCall;
-    private final boolean buttons;
-
-    /** A receiver with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
-    public SlackReceiver(String name, SlackConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock) {
-        this(name, config, client, random, pause, clock, OnCall.NOBODY);
-    }
-
-    /** A receiver whose firing messages mention whoever {@code onCall} names at the time of sending. */
-    public SlackReceiver(String name, SlackConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock, OnCall onCall) {
-        this(name, config, client, random, pause, clock, onCall, false);
-    }
-
+public final class SlackReceiver extends ChatReceiver<Buffer> {
     /**
      * A receiver whose firing messages mention whoever {@code onCall} names and, with {@code buttons}, carry
      * Acknowledge, Resolve and Silence 1h buttons, whose clicks Slack posts to the gateway signed with the app's
      * signing secret.
      */
-    public SlackReceiver(String name, SlackConfig config, WebClient client, RandomGenerator random, Pause pause,
-            InstantSource clock, OnCall onCall, boolean buttons) {
-        this.onCall = Objects.requireNonNull(onCall, "onCall");
-        this.buttons = buttons;
-        this.name = Objects.requireNonNull(name, "name");
-        this.config = Objects.requireNonNull(config, "config");
-        this.delivery = new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), client, random,
-                pause, clock);
-    }
-
-    /** A receiver pausing on Vert.x timers, with random jitter and the system clock. */
-    public static SlackReceiver create(Vertx vertx, WebClient client, String name, SlackConfig config) {
-        return new SlackReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
-    }
-
-    /** A receiver pausing on Vert.x timers whose firing messages mention whoever {@code onCall} names. */
-    public static SlackReceiver create(Vertx vertx, WebClient client, String name, SlackConfig config,
-                                      OnCall onCall) {
-        return create(vertx, client, name, config, onCall, false);
-    }
-
-    /** As {@link #create(Vertx, WebClient, String, SlackConfig, OnCall)}, with the action buttons if asked. */
-    public static SlackReceiver create(Vertx vertx, WebClient client, String name, SlackConfig config,
-                                      OnCall onCall, boolean buttons) {
-        return new SlackReceiver(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system(),
-                onCall, buttons);
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public Future<Void> send(List<Notification> batch) {
-        if (batch.isEmpty()) {
-            return Future.succeededFuture();
-        }
-        Buffer body;
-        try {
-            List<String> firing = buttons ? batch.stream().filter(n -> n.status() == Notification.Status.FIRING)
-                    .map(Notification::fingerprint).toList() : List.of();
-            body = SlackMessage.build(config.settings().layout().render(batch, Markup.SLACK_MRKDWN),
-                    onCall.addressesFor(batch), firing).toBuffer();
-        } catch (RuntimeException e) {
-            return Future.failedFuture(new DeliveryFailure(name, 0,
-                    "could not render the message: " + e.getClass().getSimpleName(), false));
-        }
+    public SlackReceiver(String name, SlackConfig config, ChatSending sending, OnCall onCall, boolean buttons) {
         // Webhooks answer 200 "ok"; every error is a non-2xx status with a text code, which byStatus quotes.
-        return delivery.deliver(() -> new ChatDelivery.Request(config.url().reveal(), body), Reply::byStatus);
+        super(name, new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), sending), "message",
+                render(config, Objects.requireNonNull(onCall, "onCall"), buttons),
+                body -> new ChatDelivery.Request(config.url().reveal(), body), Reply::byStatus);
+    }
+
+    private static Function<List<Notification>, Buffer> render(SlackConfig config, OnCall onCall, boolean buttons) {
+        return batch -> SlackMessage.build(config.settings().layout().render(batch, Markup.SLACK_MRKDWN),
+                onCall.addressesFor(batch), buttons ? firing(batch) : List.of()).toBuffer();
     }
 }

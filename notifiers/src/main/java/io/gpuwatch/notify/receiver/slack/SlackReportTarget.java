@@ -2,23 +2,18 @@ package io.gpuwatch.notify.receiver.slack;
 
 import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.ChatReportTarget;
+import io.gpuwatch.notify.receiver.chat.ChatSending;
 import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.render.Limit;
 import io.gpuwatch.notify.render.Markup;
 import io.gpuwatch.notify.render.Report;
 import io.gpuwatch.notify.render.Text;
-import io.gpuwatch.notify.retry.Pause;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.client.WebClient;
 
-import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
-import java.util.random.RandomGenerator;
 
 /**
  * Posts reports to a Slack incoming webhook as Block Kit: a header with the title, a context line with the
@@ -29,17 +24,11 @@ import java.util.random.RandomGenerator;
 public final class SlackReportTarget extends ChatReportTarget<Buffer> {
     static final Limit CONTEXT = Limit.chars(3_000);
 
-    /** A target with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
-    public SlackReportTarget(String name, SlackConfig config, WebClient client, RandomGenerator random, Pause pause,
-                             InstantSource clock) {
-        super(name, new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), client, random, pause,
-                clock), true, "Slack's block limits", r -> build(r).map(JsonObject::toBuffer),
+    /** A target that sends with {@code sending}. */
+    public SlackReportTarget(String name, SlackConfig config, ChatSending sending) {
+        super(name, new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), sending), true,
+                "Slack's block limits", r -> build(r).map(JsonObject::toBuffer),
                 body -> new ChatDelivery.Request(config.url().reveal(), body), Reply::byStatus);
-    }
-
-    /** A target pausing on Vert.x timers, with random jitter and the system clock. */
-    public static SlackReportTarget create(Vertx vertx, WebClient client, String name, SlackConfig config) {
-        return new SlackReportTarget(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
     }
 
     /** The Block Kit message, sections cut by whole lines until every block is within Slack's limits. */

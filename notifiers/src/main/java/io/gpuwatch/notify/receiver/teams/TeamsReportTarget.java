@@ -2,21 +2,16 @@ package io.gpuwatch.notify.receiver.teams;
 
 import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.ChatReportTarget;
+import io.gpuwatch.notify.receiver.chat.ChatSending;
 import io.gpuwatch.notify.receiver.chat.Reply;
 import io.gpuwatch.notify.render.Markup;
 import io.gpuwatch.notify.render.Report;
-import io.gpuwatch.notify.retry.Pause;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.client.WebClient;
 
-import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
-import java.util.random.RandomGenerator;
 
 /**
  * Posts reports to a Teams Workflows webhook as one Adaptive Card 1.5: the title as a heading, the period, the
@@ -24,17 +19,11 @@ import java.util.random.RandomGenerator;
  * heading and lines as TextBlocks, cut by whole lines so the body stays under Teams' message limit.
  */
 public final class TeamsReportTarget extends ChatReportTarget<Buffer> {
-    /** A target with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
-    public TeamsReportTarget(String name, TeamsConfig config, WebClient client, RandomGenerator random, Pause pause,
-                             InstantSource clock) {
-        super(name, new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), client, random, pause,
-                clock), true, "Teams' " + TeamsCard.MAX_BODY_BYTES + "-byte message limit", TeamsReportTarget::build,
+    /** A target that sends with {@code sending}. */
+    public TeamsReportTarget(String name, TeamsConfig config, ChatSending sending) {
+        super(name, new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), sending), true,
+                "Teams' " + TeamsCard.MAX_BODY_BYTES + "-byte message limit", TeamsReportTarget::build,
                 card -> new ChatDelivery.Request(config.url().reveal(), card), Reply::byStatus);
-    }
-
-    /** A target pausing on Vert.x timers, with random jitter and the system clock. */
-    public static TeamsReportTarget create(Vertx vertx, WebClient client, String name, TeamsConfig config) {
-        return new TeamsReportTarget(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
     }
 
     /** The card as sent, within {@link TeamsCard#MAX_BODY_BYTES}. */

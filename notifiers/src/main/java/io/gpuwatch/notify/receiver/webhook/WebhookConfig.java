@@ -69,26 +69,17 @@ public record WebhookConfig(String url, HttpAuth auth, long timeoutMs, int maxAt
     public static Parsed<WebhookConfig> parse(Map<?, ?> map, String path) {
         Fields f = new Fields(map, path);
         f.only(FIELDS);
-        String url = f.string("url", true);
-        if (url != null) {
-            String bad = HttpUrls.problem(url);
-            if (bad != null) {
-                f.problem("url", bad);
-            }
-        }
+        String url = HttpUrls.read(f, "url");
         HttpAuth auth = auth(f);
         long timeoutMs = f.whole("timeoutMs", DEFAULT_TIMEOUT_MS, 1, Long.MAX_VALUE);
-        int maxAttempts = (int) f.whole("maxAttempts", DEFAULT_MAX_ATTEMPTS, 1, Integer.MAX_VALUE);
-        long initial = f.whole("initialBackoffMs", DEFAULT_INITIAL_BACKOFF_MS, 1, Long.MAX_VALUE);
-        long max = f.whole("maxBackoffMs", Math.max(DEFAULT_MAX_BACKOFF_MS, initial), 1, Long.MAX_VALUE);
-        if (max < initial) {
-            f.problem("maxBackoffMs", "must not be below initialBackoffMs (" + initial + "), got " + max);
-        }
+        RetryPolicy retry = RetryPolicy.read(f, new RetryPolicy(DEFAULT_MAX_ATTEMPTS, DEFAULT_INITIAL_BACKOFF_MS,
+                DEFAULT_MAX_BACKOFF_MS), Integer.MAX_VALUE);
         int maxAlerts = (int) f.whole("maxAlerts", DEFAULT_MAX_ALERTS, 0, Integer.MAX_VALUE);
         if (!f.problems().isEmpty()) {
             return Parsed.failed(f.problems());
         }
-        return Parsed.of(new WebhookConfig(url, auth, timeoutMs, maxAttempts, initial, max, maxAlerts));
+        return Parsed.of(new WebhookConfig(url, auth, timeoutMs, retry.maxAttempts(), retry.initialBackoffMs(),
+                retry.maxBackoffMs(), maxAlerts));
     }
 
     private static HttpAuth auth(Fields f) {

@@ -2,20 +2,15 @@ package io.gpuwatch.notify.receiver.wecom;
 
 import io.gpuwatch.notify.receiver.chat.ChatDelivery;
 import io.gpuwatch.notify.receiver.chat.ChatReportTarget;
+import io.gpuwatch.notify.receiver.chat.ChatSending;
 import io.gpuwatch.notify.render.Markup;
 import io.gpuwatch.notify.render.Report;
 import io.gpuwatch.notify.render.Text;
-import io.gpuwatch.notify.retry.Pause;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.client.WebClient;
 
-import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
-import java.util.random.RandomGenerator;
 
 /**
  * Posts reports to a WeCom group robot as one markdown message (bold title, period, trend, then each section),
@@ -24,18 +19,12 @@ import java.util.random.RandomGenerator;
  * a text sparkline here.
  */
 public final class WeComReportTarget extends ChatReportTarget<Buffer> {
-    /** A target with its jitter source, pause and clock injected; the client is shared and closed by its owner. */
-    public WeComReportTarget(String name, WeComConfig config, WebClient client, RandomGenerator random, Pause pause,
-                             InstantSource clock) {
-        super(name, new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), client, random, pause,
-                clock), false, "WeCom's " + WeComMessage.CONTENT.max() + "-byte content limit",
+    /** A target that sends with {@code sending}. */
+    public WeComReportTarget(String name, WeComConfig config, ChatSending sending) {
+        super(name, new ChatDelivery(name, config.url().reveal(), List.of(), config.settings(), sending), false,
+                "WeCom's " + WeComMessage.CONTENT.max() + "-byte content limit",
                 r -> build(r).map(WeComReportTarget::markdown),
                 body -> new ChatDelivery.Request(config.url().reveal(), body), WeComReceiver::judge);
-    }
-
-    /** A target pausing on Vert.x timers, with random jitter and the system clock. */
-    public static WeComReportTarget create(Vertx vertx, WebClient client, String name, WeComConfig config) {
-        return new WeComReportTarget(name, config, client, new Random(), Pause.timers(vertx), InstantSource.system());
     }
 
     /** The markdown content as sent, within {@link WeComMessage#CONTENT}. */

@@ -4,6 +4,7 @@ import io.gpuwatch.notify.DeliveryFailure;
 import io.gpuwatch.notify.Notification;
 import io.gpuwatch.notify.Notification.Status;
 import io.gpuwatch.notify.receiver.webhook.HttpAuth;
+import io.gpuwatch.notify.retry.RecordingPause;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;

@@ -1,7 +1,6 @@
 package io.gpuwatch.notify.receiver.alertmanager;
 
-import io.vertx.core.Future;
-import io.vertx.core.Vertx;
+import io.gpuwatch.notify.http.FakeService;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
@@ -9,13 +8,10 @@ import io.vertx.core.json.JsonObject;
 
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
@@ -25,41 +21,22 @@ import java.util.regex.Pattern;
  * string). Accepted alerts are kept by label set, as Alertmanager merges them. Scripted answers queued with
  * {@link #then} come first, in turn.
  */
-final class FakeAlertmanager {
+final class FakeAlertmanager extends FakeService<FakeAlertmanager> {
     private static final Pattern NAME = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]*");
 
     final Map<JsonObject, JsonObject> alerts = new LinkedHashMap<>();
     final List<JsonArray> posts = new ArrayList<>();
     final List<String> authorizations = new ArrayList<>();
     int requests;
-    private final Deque<Consumer<HttpServerRequest>> scripted = new ArrayDeque<>();
-    private int port;
 
-    FakeAlertmanager then(Consumer<HttpServerRequest> answer) {
-        scripted.add(answer);
-        return this;
-    }
-
-    Future<FakeAlertmanager> start(Vertx vertx) {
-        return vertx.createHttpServer()
-                .requestHandler(req -> req.body().onSuccess(body -> {
-                    requests++;
-                    authorizations.add(req.getHeader("Authorization"));
-                    if (!scripted.isEmpty()) {
-                        scripted.poll().accept(req);
-                        return;
-                    }
-                    handle(req, body.toString());
-                }))
-                .listen(0, "127.0.0.1")
-                .map(server -> {
-                    port = server.actualPort();
-                    return this;
-                });
+    @Override
+    protected void seen(HttpServerRequest req) {
+        requests++;
+        authorizations.add(req.getHeader("Authorization"));
     }
 
     String url(String prefix) {
-        return "http://127.0.0.1:" + port + prefix;
+        return base() + prefix;
     }
 
     /** Whether the alert with these labels is active at {@code now}. */
@@ -68,7 +45,8 @@ final class FakeAlertmanager {
         return a != null && Instant.parse(a.getString("endsAt")).isAfter(now);
     }
 
-    private void handle(HttpServerRequest req, String body) {
+    @Override
+    protected void handle(HttpServerRequest req, String body) {
         if (!req.path().endsWith("/api/v2/alerts")) {
             req.response().setStatusCode(404).end("404 page not found");
             return;

@@ -2,6 +2,7 @@ package io.gpuwatch.notify.receiver.chat;
 
 import io.gpuwatch.notify.retry.Pause;
 import io.vertx.core.Future;
+import io.vertx.ext.web.client.WebClient;
 
 import java.time.Instant;
 import java.time.InstantSource;
@@ -20,6 +21,11 @@ public final class FakeTime implements Pause, InstantSource {
 
     public FakeTime(Instant start) {
         this.millis = new AtomicLong(start.toEpochMilli());
+    }
+
+    /** Sending through {@code client} without jitter, pausing on this clock and reading the time from it. */
+    public ChatSending sending(WebClient client) {
+        return new ChatSending(client, () -> 0L, this, this);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.gpuwatch.notify.receiver.dingtalk;
 
+import io.gpuwatch.notify.oncall.OnCall;
 import io.gpuwatch.notify.receiver.chat.Hostile;
 import static io.gpuwatch.notify.receiver.chat.Alerts.HOSTILE;
 import static io.gpuwatch.notify.receiver.chat.Alerts.HOSTILE_TWIN;
@@ -95,7 +96,8 @@ class DingTalkReceiverTest {
                 "secret", Map.of("env", "DT_SECRET"), "maxAttempts", maxAttempts, "initialBackoffMs", 100),
                 "receivers.ops-dingtalk", SecretSource.ofEnv(Map.of("DT_URL", url, "DT_SECRET", SECRET)));
         assertTrue(parsed.ok(), parsed.problems().toString());
-        return new DingTalkReceiver("ops-dingtalk", parsed.value(), WebClient.create(vertx), () -> 0L, time, time);
+        return new DingTalkReceiver("ops-dingtalk", parsed.value(), time.sending(WebClient.create(vertx)),
+                OnCall.NOBODY, null);
     }
 
     @Test
@@ -159,7 +161,8 @@ class DingTalkReceiverTest {
                     Parsed<DingTalkConfig> parsed = DingTalkConfig.parse(Map.of("url", Map.of("env", "U"),
                             "secret", Map.of("env", "S")), "r", SecretSource.ofEnv(Map.of(
                             "U", s.url("/robot/send?access_token=" + TOKEN), "S", "SECWRONGWRONGWRONG")));
-                    return new DingTalkReceiver("d", parsed.value(), WebClient.create(vertx), () -> 0L, time, time)
+                    return new DingTalkReceiver("d", parsed.value(), time.sending(WebClient.create(vertx)),
+                            OnCall.NOBODY, null)
                             .send(List.of(XID_1));
                 })
                 .onComplete(ctx.failing(err -> ctx.verify(() -> {

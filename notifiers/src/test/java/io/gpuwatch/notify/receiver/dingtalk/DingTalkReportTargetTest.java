@@ -66,8 +66,7 @@ class DingTalkReportTargetTest {
                 "secret", Map.of("env", "DT_SECRET"), "maxAttempts", 2, "maxBackoffMs", 600_000),
                 "receivers.ops-dingtalk", SecretSource.ofEnv(Map.of("DT_URL", url, "DT_SECRET", SECRET)));
         assertTrue(parsed.ok(), parsed.problems().toString());
-        return new DingTalkReportTarget("ops-dingtalk", parsed.value(), WebClient.create(vertx), () -> 0L, time,
-                time);
+        return new DingTalkReportTarget("ops-dingtalk", parsed.value(), time.sending(WebClient.create(vertx)));
     }
 
     private static Report report(String period) {

@@ -85,8 +85,8 @@ class FeishuAppTest {
                 "secret", Map.of("env", "APP_SECRET"), "chat", CHAT, "host", platform.url(""))));
         assertTrue(parsed.ok(), parsed.problems().toString());
         FakeTime time = new FakeTime(NOW);
-        return new FeishuReceiver("lark", parsed.value(), WebClient.create(vertx), () -> 0L, time, time,
-                OnCall.NOBODY, null, buttons);
+        return new FeishuReceiver("lark", parsed.value(), time.sending(WebClient.create(vertx)), OnCall.NOBODY, null,
+                buttons);
     }
 
     private static List<FakeChat.Received> messages(FakeChat platform) {

@@ -1,5 +1,6 @@
 package io.gpuwatch.notify.receiver.feishu;
 
+import io.gpuwatch.notify.oncall.OnCall;
 import io.gpuwatch.notify.receiver.chat.Hostile;
 import static io.gpuwatch.notify.receiver.chat.Alerts.HOSTILE;
 import static io.gpuwatch.notify.receiver.chat.Alerts.HOSTILE_TWIN;
@@ -99,7 +100,8 @@ class FeishuReceiverTest {
         }
         Parsed<FeishuConfig> parsed = FeishuConfig.parse(fields, "receivers.ops-feishu", SecretSource.ofEnv(env));
         assertTrue(parsed.ok(), parsed.problems().toString());
-        return new FeishuReceiver("ops-feishu", parsed.value(), WebClient.create(vertx), () -> 0L, time, time);
+        return new FeishuReceiver("ops-feishu", parsed.value(), time.sending(WebClient.create(vertx)), OnCall.NOBODY,
+                null, false);
     }
 
     @Test

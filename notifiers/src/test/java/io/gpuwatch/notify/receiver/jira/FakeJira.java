@@ -1,19 +1,15 @@
 package io.gpuwatch.notify.receiver.jira;
 
-import io.vertx.core.Future;
-import io.vertx.core.Vertx;
+import io.gpuwatch.notify.http.FakeService;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -24,7 +20,7 @@ import java.util.regex.Pattern;
  * category, and transitions valid only from the issue's current status. Cloud's retired POST
  * /rest/api/3/search answers 410. Scripted answers queued with {@link #then} come first, in turn.
  */
-final class FakeJira {
+final class FakeJira extends FakeService<FakeJira> {
     private static final Pattern JQL = Pattern.compile(
             "project = \"([^\"]*)\" AND labels = \"([^\"]*)\" AND statusCategory != Done ORDER BY created DESC");
     private static final Pattern ISSUE = Pattern.compile("/rest/api/([23])/issue/([A-Z]+-\\d+)(/comment|/transitions)?");
@@ -52,41 +48,23 @@ final class FakeJira {
     int lostCreateAnswers;
     private final String authorization;
     private final int version;
-    private final Deque<Consumer<HttpServerRequest>> scripted = new ArrayDeque<>();
-    private int port;
 
     FakeJira(String authorization, int version) {
         this.authorization = authorization;
         this.version = version;
     }
 
-    FakeJira then(Consumer<HttpServerRequest> answer) {
-        scripted.add(answer);
-        return this;
-    }
-
-    Future<FakeJira> start(Vertx vertx) {
-        return vertx.createHttpServer()
-                .requestHandler(req -> req.body().onSuccess(body -> {
-                    calls.add(req.method().name() + " " + req.path());
-                    if (!scripted.isEmpty()) {
-                        scripted.poll().accept(req);
-                        return;
-                    }
-                    handle(req, body.toString());
-                }))
-                .listen(0, "127.0.0.1")
-                .map(server -> {
-                    port = server.actualPort();
-                    return this;
-                });
+    @Override
+    protected void seen(HttpServerRequest req) {
+        calls.add(req.method().name() + " " + req.path());
     }
 
     String url() {
-        return "http://127.0.0.1:" + port;
+        return base();
     }
 
-    private void handle(HttpServerRequest req, String text) {
+    @Override
+    protected void handle(HttpServerRequest req, String text) {
         if (!authorization.equals(req.getHeader("Authorization"))) {
             req.response().setStatusCode(401).putHeader("Content-Type", "text/html").end("<html>Unauthorized</html>");
             return;

@@ -6,6 +6,7 @@ import io.gpuwatch.notify.Notification.Status;
 import io.gpuwatch.notify.receiver.chat.Alerts;
 import io.gpuwatch.notify.receiver.chat.Hostile;
 import io.gpuwatch.notify.receiver.webhook.HttpAuth;
+import io.gpuwatch.notify.retry.RecordingPause;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.WebClient;

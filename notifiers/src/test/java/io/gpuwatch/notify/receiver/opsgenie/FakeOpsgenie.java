@@ -1,21 +1,17 @@
 package io.gpuwatch.notify.receiver.opsgenie;
 
-import io.vertx.core.Future;
-import io.vertx.core.Vertx;
+import io.gpuwatch.notify.http.FakeService;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -26,7 +22,7 @@ import java.util.regex.Pattern;
  * when accepted. Alerts are kept by alias: a create on an open alias only bumps its count. Scripted answers
  * queued with {@link #then} come first, in turn.
  */
-final class FakeOpsgenie {
+final class FakeOpsgenie extends FakeService<FakeOpsgenie> {
     static final String API_KEY = "eb243592-faa2-4ba2-a551q-1afdf565c889";
     private static final Pattern CLOSE = Pattern.compile("/v2/alerts/([^/]+)/close");
 
@@ -42,37 +38,19 @@ final class FakeOpsgenie {
     final Map<String, Alert> openByAlias = new LinkedHashMap<>();
     final List<String> uris = new ArrayList<>();
     int requests;
-    private final Deque<Consumer<HttpServerRequest>> scripted = new ArrayDeque<>();
-    private int port;
 
-    FakeOpsgenie then(Consumer<HttpServerRequest> answer) {
-        scripted.add(answer);
-        return this;
-    }
-
-    Future<FakeOpsgenie> start(Vertx vertx) {
-        return vertx.createHttpServer()
-                .requestHandler(req -> req.body().onSuccess(body -> {
-                    requests++;
-                    uris.add(req.uri());
-                    if (!scripted.isEmpty()) {
-                        scripted.poll().accept(req);
-                        return;
-                    }
-                    handle(req, body.toString());
-                }))
-                .listen(0, "127.0.0.1")
-                .map(server -> {
-                    port = server.actualPort();
-                    return this;
-                });
+    @Override
+    protected void seen(HttpServerRequest req) {
+        requests++;
+        uris.add(req.uri());
     }
 
     String url() {
-        return "http://127.0.0.1:" + port;
+        return base();
     }
 
-    private void handle(HttpServerRequest req, String body) {
+    @Override
+    protected void handle(HttpServerRequest req, String body) {
         if (!("GenieKey " + API_KEY).equals(req.getHeader("Authorization"))) {
             answer(req, 401, new JsonObject().put("message", "Could not authenticate"));
             return;

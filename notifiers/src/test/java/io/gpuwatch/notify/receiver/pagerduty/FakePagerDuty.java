@@ -1,20 +1,16 @@
 package io.gpuwatch.notify.receiver.pagerduty;
 
-import io.vertx.core.Future;
-import io.vertx.core.Vertx;
+import io.gpuwatch.notify.http.FakeService;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Consumer;
 
 /**
  * The Events API v2 endpoint as PagerDuty checks it: POST /v2/enqueue with a JSON body, a 32-character
@@ -23,7 +19,7 @@ import java.util.function.Consumer;
  * repeated trigger attaches to the open alert and {@link #pages} counts only real pages. Scripted answers
  * queued with {@link #then} are given before any checking, in turn.
  */
-final class FakePagerDuty {
+final class FakePagerDuty extends FakeService<FakePagerDuty> {
     static final String ROUTING_KEY = "R0UT1NGK3Y0123456789abcdefABCDEF";
 
     /** One PagerDuty alert: its last trigger and its state. */
@@ -36,36 +32,18 @@ final class FakePagerDuty {
     final Map<String, Alert> alerts = new LinkedHashMap<>();
     int pages;
     int requests;
-    private final Deque<Consumer<HttpServerRequest>> scripted = new ArrayDeque<>();
-    private int port;
 
-    FakePagerDuty then(Consumer<HttpServerRequest> answer) {
-        scripted.add(answer);
-        return this;
-    }
-
-    Future<FakePagerDuty> start(Vertx vertx) {
-        return vertx.createHttpServer()
-                .requestHandler(req -> req.body().onSuccess(body -> {
-                    requests++;
-                    if (!scripted.isEmpty()) {
-                        scripted.poll().accept(req);
-                        return;
-                    }
-                    handle(req, body.toString());
-                }))
-                .listen(0, "127.0.0.1")
-                .map(server -> {
-                    port = server.actualPort();
-                    return this;
-                });
+    @Override
+    protected void seen(HttpServerRequest req) {
+        requests++;
     }
 
     String url() {
-        return "http://127.0.0.1:" + port + "/v2/enqueue";
+        return base() + "/v2/enqueue";
     }
 
-    private void handle(HttpServerRequest req, String body) {
+    @Override
+    protected void handle(HttpServerRequest req, String body) {
         if (req.method().name().equals("POST") && !req.path().equals("/v2/enqueue")) {
             req.response().setStatusCode(404).end();
             return;

@@ -41,7 +41,7 @@ class SlackButtonsTest {
                 SecretSource.ofEnv(Map.of("URL", chat.url("/services/T1/B1/X1"))));
         assertTrue(parsed.ok(), parsed.problems().toString());
         FakeTime time = new FakeTime(NOW);
-        SlackReceiver slack = new SlackReceiver("s", parsed.value(), WebClient.create(vertx), () -> 0L, time, time,
+        SlackReceiver slack = new SlackReceiver("s", parsed.value(), time.sending(WebClient.create(vertx)),
                 OnCall.NOBODY, buttons);
         for (List<io.gpuwatch.notify.Notification> batch : batches) {
             await(slack.send(batch));

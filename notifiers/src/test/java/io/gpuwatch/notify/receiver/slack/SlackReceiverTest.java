@@ -1,5 +1,7 @@
 package io.gpuwatch.notify.receiver.slack;
 
+import io.gpuwatch.notify.oncall.OnCall;
+import io.gpuwatch.notify.receiver.chat.ChatSending;
 import java.nio.charset.StandardCharsets;
 import io.gpuwatch.notify.receiver.chat.Hostile;
 import static io.gpuwatch.notify.receiver.chat.Alerts.HOSTILE;
@@ -107,7 +109,8 @@ class SlackReceiverTest {
         Parsed<SlackConfig> parsed = SlackConfig.parse(fields, "receivers.ops-slack",
                 SecretSource.ofEnv(Map.of("SLACK_URL", url)));
         assertTrue(parsed.ok(), parsed.problems().toString());
-        return new SlackReceiver("ops-slack", parsed.value(), WebClient.create(vertx), NO_JITTER, time, time);
+        return new SlackReceiver("ops-slack", parsed.value(), time.sending(WebClient.create(vertx)), OnCall.NOBODY,
+                false);
     }
 
     @Test
@@ -157,8 +160,8 @@ class SlackReceiverTest {
                     Parsed<SlackConfig> parsed = SlackConfig.parse(Map.of("url", Map.of("env", "U"), "templates",
                             Map.of("title", "{{count}} GPU alerts", "entry", "{{labels.uuid}} <{{generatorURL|\"#\"}}|open>")),
                             "r", SecretSource.ofEnv(Map.of("U", s.url(HOOK_PATH))));
-                    return new SlackReceiver("s", parsed.value(), WebClient.create(vertx), NO_JITTER,
-                            new FakeTime(NOW), new FakeTime(NOW)).send(List.of(XID_1, XID_2));
+                    return new SlackReceiver("s", parsed.value(), new ChatSending(WebClient.create(vertx), NO_JITTER,
+                            new FakeTime(NOW), new FakeTime(NOW)), OnCall.NOBODY, false).send(List.of(XID_1, XID_2));
                 })
                 .onComplete(ctx.succeeding(v -> ctx.verify(() -> {
                     JsonArray blocks = slack.received.get(0).json().getJsonArray("blocks");

@@ -68,7 +68,7 @@ class SlackReportTargetTest {
                 "receivers.ops-slack", SecretSource.ofEnv(Map.of("SLACK_URL", url)));
         assertTrue(parsed.ok(), parsed.problems().toString());
         FakeTime time = new FakeTime(Instant.parse("2026-12-03T09:00:00Z"));
-        return new SlackReportTarget("ops-slack", parsed.value(), WebClient.create(vertx), () -> 0L, time, time);
+        return new SlackReportTarget("ops-slack", parsed.value(), time.sending(WebClient.create(vertx)));
     }
 
     private static Report report(int lines, String chartUrl) {

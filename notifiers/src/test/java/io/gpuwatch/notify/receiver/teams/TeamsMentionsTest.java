@@ -60,8 +60,7 @@ class TeamsMentionsTest {
                 SecretSource.ofEnv(Map.of("URL", chat.url("/workflows/0a1b2c/triggers/manual/paths/invoke?sig=S"))));
         assertTrue(parsed.ok(), parsed.problems().toString());
         FakeTime time = new FakeTime(NOW);
-        TeamsReceiver teams = new TeamsReceiver("t", parsed.value(), WebClient.create(vertx), () -> 0L, time, time,
-                lookup);
+        TeamsReceiver teams = new TeamsReceiver("t", parsed.value(), time.sending(WebClient.create(vertx)), lookup);
         await(teams.send(List.of(XID_1)));
         onCall.set(List.of(new OnCall.Named("lin@example.com", "Lin Chen")));
         await(teams.send(List.<Notification>of(HOT_RESOLVED)));

@@ -1,5 +1,6 @@
 package io.gpuwatch.notify.receiver.teams;
 
+import io.gpuwatch.notify.oncall.OnCall;
 import io.gpuwatch.notify.receiver.chat.Hostile;
 import static io.gpuwatch.notify.receiver.chat.Alerts.HOSTILE;
 import static io.gpuwatch.notify.receiver.chat.Alerts.HOSTILE_TWIN;
@@ -78,7 +79,7 @@ class TeamsReceiverTest {
                 "maxAttempts", maxAttempts, "initialBackoffMs", 100), "receivers.ops-teams",
                 new SecretSource(env -> null, file -> file.toString().equals("/run/secrets/teams") ? url + "\n" : null));
         assertTrue(parsed.ok(), parsed.problems().toString());
-        return new TeamsReceiver("ops-teams", parsed.value(), WebClient.create(vertx), () -> 0L, time, time);
+        return new TeamsReceiver("ops-teams", parsed.value(), time.sending(WebClient.create(vertx)), OnCall.NOBODY);
     }
 
     private static JsonArray cardBody(FakeChat.Received got) {

@@ -1,5 +1,6 @@
 package io.gpuwatch.notify.receiver.wecom;
 
+import io.gpuwatch.notify.oncall.OnCall;
 import io.gpuwatch.notify.receiver.chat.Hostile;
 import static io.gpuwatch.notify.receiver.chat.Alerts.HOSTILE;
 import static io.gpuwatch.notify.receiver.chat.Alerts.HOSTILE_TWIN;
@@ -71,7 +72,8 @@ class WeComReceiverTest {
                 maxAttempts, "initialBackoffMs", 100), "receivers.ops-wecom",
                 SecretSource.ofEnv(Map.of("WECOM_URL", url)));
         assertTrue(parsed.ok(), parsed.problems().toString());
-        return new WeComReceiver("ops-wecom", parsed.value(), WebClient.create(vertx), () -> 0L, time, time);
+        return new WeComReceiver("ops-wecom", parsed.value(), time.sending(WebClient.create(vertx)), OnCall.NOBODY,
+                null);
     }
 
     @Test

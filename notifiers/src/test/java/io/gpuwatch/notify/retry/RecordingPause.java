@@ -1,14 +1,14 @@
-package io.gpuwatch.notify.receiver.jira;
+package io.gpuwatch.notify.retry;
 
-import io.gpuwatch.notify.retry.Pause;
 import io.vertx.core.Future;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /** A pause that returns at once and remembers each requested wait, so the back-off schedule is observable. */
-final class RecordingPause implements Pause {
-    final List<Long> waits = new CopyOnWriteArrayList<>();
+public final class RecordingPause implements Pause {
+    /** Every wait requested, in order. */
+    public final List<Long> waits = new CopyOnWriteArrayList<>();
 
     @Override
     public Future<Void> after(long millis) {
