@@ -86,7 +86,8 @@ public final class HttpGet implements AutoCloseable {
         Socket fresh;
         try {
             fresh = dialer.open(url.getHost(), port, ssl, remainingMs(deadline));
-        } catch (IOException | GeneralSecurityException e) {
+        } catch (IOException | GeneralSecurityException | RuntimeException e) {
+            // RuntimeException: a port out of range, which a URI allows and a socket address does not
             return new Fetched.Failed<>(connectFailure(e));
         }
         return finish(origin, fresh, exchange(fresh, request, deadline, reader));

@@ -245,6 +245,14 @@ class HttpGetTest {
     }
 
     @Test
+    void aUrlNoSocketCanReachIsAFailure() {
+        HttpGet get = client(3_000, 1 << 20);
+        assertEquals(new Fetched.Failed<>("not an http:// or https:// URL with a host"),
+                get.get(URI.create("ftp://127.0.0.1/metrics"), Map.of(), TEXT));
+        assertTrue(get.get(URI.create("http://127.0.0.1:70000/metrics"), Map.of(), TEXT) instanceof Fetched.Failed);
+    }
+
+    @Test
     void malformedAnswersAreFailuresNotExceptions() throws Exception {
         List<String> answers = List.of(
                 "SSH-2.0-OpenSSH_9.6\r\n\r\n",
