@@ -12,7 +12,11 @@ import java.util.Map;
  * The probe's HTTP client's CPU per scrape of a metrics page, on a kept-alive connection against one connection
  * per fetch: the client thread's CPU time over N fetches from URL_KEEP (a server that keeps connections alive) and
  * URL_CLOSE (one that closes them), after a warm-up. Usage, with node-probe's classes built:
- *   java -cp node-probe/target/classes bench/probe-footprint/KeepAlive.java URL_KEEP URL_CLOSE [N=2000]
+ *   mkdir -p /tmp/www && cp node-probe/src/test/resources/scrape/tgi-1.txt /tmp/www/metrics
+ *   (cd /tmp/www && python3 $OLDPWD/bench/probe-footprint/metrics-server.py 18601 keep) &
+ *   (cd /tmp/www && python3 $OLDPWD/bench/probe-footprint/metrics-server.py 18602 close) &
+ *   java -cp node-probe/target/classes bench/probe-footprint/KeepAlive.java \
+ *       http://127.0.0.1:18601/metrics http://127.0.0.1:18602/metrics [N=2000]
  */
 public class KeepAlive {
     public static void main(String[] args) {

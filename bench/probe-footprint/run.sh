@@ -9,7 +9,7 @@
 #   older commit, built), so old and new run side by side under the same load.
 #   As examples/deploy/ starts it: TLS=1 serves the gateway with a self-signed certificate (--tls-cert/--tls-key)
 #   and has every probe connect over wss:// (--trust); SCRAPE=1 adds --scrape-config with one TGI target every
-#   2 s, a python3 http.server (HTTP/1.1, kept alive as TGI's server does) answering the recorded tgi-1.txt.
+#   2 s, a python3 http.server (metrics-server.py: kept alive, as TGI's server does) answering the recorded tgi-1.txt.
 # Needs the fake library: mvn -o -B -q -pl node-probe -am test-compile (or the gcc line below).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -57,12 +57,7 @@ fi
 if [ "${SCRAPE:-0}" = 1 ]; then
   mkdir -p "$dir/www"; cp node-probe/src/test/resources/scrape/tgi-1.txt "$dir/www/metrics"
   scrape_port=$(( port + 1 ))
-  (cd "$dir/www" && exec python3 -c 'import http.server, sys
-class H(http.server.SimpleHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # as uvicorn does: its head and body writes go out without waiting for an ack
-    def log_message(self, *a): pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()' "$scrape_port") &
+  (cd "$dir/www" && exec python3 "$here/metrics-server.py" "$scrape_port" keep) &
   pids+=($!)
   printf 'interval: 2s\ntargets:\n  - task: svc-tgi\n    server: tgi\n    url: http://127.0.0.1:%d/metrics\n' \
       "$scrape_port" > "$dir/scrape.yaml"
