@@ -7,6 +7,9 @@
 #   a VARIANT is extra JVM options for that probe (GPUWATCH_JAVA_OPTS); '' (the default) is the launcher's own.
 #   BASELINE=DIR adds, first, a probe started by DIR/gpuwatch (another checkout, e.g. a `git worktree` of an
 #   older commit, built), so old and new run side by side under the same load.
+#   As examples/deploy/ starts it: TLS=1 serves the gateway with a self-signed certificate (--tls-cert/--tls-key)
+#   and has every probe connect over wss:// (--trust); SCRAPE=1 adds --scrape-config with one TGI target every
+#   2 s, a python3 http.server (metrics-server.py: kept alive, as TGI's server does) answering the recorded tgi-1.txt.
 # Needs the fake library: mvn -o -B -q -pl node-probe -am test-compile (or the gcc line below).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -45,8 +48,23 @@ buses=(27 67 82 97 157 195 209 223)
 
 cd "$root"
 ./gpuwatch token new --node 'fp-*' --file "$dir/tokens" | head -1 > "$dir/token"
+tls_gateway=(); scheme=ws; probe_opts=()
+if [ "${TLS:-0}" = 1 ]; then
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=localhost \
+      -addext 'subjectAltName=DNS:localhost,IP:127.0.0.1' -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>/dev/null
+  tls_gateway=(--tls-cert "$dir/cert.pem" --tls-key "$dir/key.pem"); scheme=wss; probe_opts+=(--trust "$dir/cert.pem")
+fi
+if [ "${SCRAPE:-0}" = 1 ]; then
+  mkdir -p "$dir/www"; cp node-probe/src/test/resources/scrape/tgi-1.txt "$dir/www/metrics"
+  scrape_port=$(( port + 1 ))
+  (cd "$dir/www" && exec python3 "$here/metrics-server.py" "$scrape_port" keep) &
+  pids+=($!)
+  printf 'interval: 2s\ntargets:\n  - task: svc-tgi\n    server: tgi\n    url: http://127.0.0.1:%d/metrics\n' \
+      "$scrape_port" > "$dir/scrape.yaml"
+  probe_opts+=(--scrape-config "$dir/scrape.yaml")
+fi
 ./gpuwatch gateway --listen "127.0.0.1:$port" --rules examples/rules --tokens "$dir/tokens" --no-console \
-    --data-dir "$dir/data" > "$dir/gateway.log" 2>&1 &
+    --data-dir "$dir/data" "${tls_gateway[@]}" > "$dir/gateway.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 120); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 1; done
 
@@ -59,8 +77,8 @@ fi
 probes=()
 for i in "${!variants[@]}"; do
   FAKE_NVML_SCRIPT="$dir/eight-cards.nvml" FAKE_NVML_STEP_MS=1000 GPUWATCH_JAVA_OPTS="${variants[$i]}" \
-    "${launchers[$i]}" probe --gateway "ws://127.0.0.1:$port" --token-file "$dir/token" --nvml \
-    --nvml-library "$fake" --node "fp-$i" > "$dir/probe-$i.log" 2>&1 &
+    "${launchers[$i]}" probe --gateway "$scheme://127.0.0.1:$port" --token-file "$dir/token" --nvml \
+    --nvml-library "$fake" --node "fp-$i" "${probe_opts[@]}" > "$dir/probe-$i.log" 2>&1 &
   probes+=($!); pids+=($!)
 done
 
@@ -79,6 +97,7 @@ done
 wall=$(echo "$(date +%s.%N) - $start" | bc -l)
 hz=$(getconf CLK_TCK)
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); warm-up ${warm} s, window ${wall%.*} s; logs in $dir"
+echo "gateway $scheme://, probe options: ${probe_opts[*]:-none}"
 printf '%-70s %10s %10s %10s\n' "variant (GPUWATCH_JAVA_OPTS)" "CPU %core" "RSS MiB" "peak MiB"
 for i in "${!variants[@]}"; do
   p=${probes[$i]}

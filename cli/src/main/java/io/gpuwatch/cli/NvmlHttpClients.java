@@ -6,26 +6,23 @@ import io.gpuwatch.probe.attribution.KubeletConfig;
 import io.gpuwatch.probe.attribution.KubeletPodLabels;
 import io.gpuwatch.probe.attribution.PodLabelSource;
 import io.gpuwatch.protocol.Frame;
-import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
 
 import java.io.PrintWriter;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
- * The HTTP clients an NVML probe runs for {@code --kubelet} and {@code --scrape-config}, on a small Vert.x of
- * their own (one event loop, a small worker pool). A class apart, so that a probe with neither loads no Vert.x.
+ * The HTTP clients an NVML probe runs for {@code --kubelet} and {@code --scrape-config}, each on a daemon thread
+ * of its own with the probe's small blocking HTTP client. A class apart, so that a probe with neither loads
+ * none of their classes.
  */
 final class NvmlHttpClients {
-    private final Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(2)
-            .setInternalBlockingPoolSize(2));
     private KubeletPodLabels pods;
     private AppScraper scraper;
 
     /** Starts reading pod labels from the kubelet at {@code url}; problems are printed to {@code err}. */
     PodLabelSource podLabels(String node, String url, PrintWriter err) {
-        pods = new KubeletPodLabels(vertx, KubeletConfig.of(node).withUrl(url), problem -> {
+        pods = new KubeletPodLabels(KubeletConfig.of(node).withUrl(url), problem -> {
             err.println("kubelet: " + problem);
             err.flush();
         });
@@ -35,18 +32,17 @@ final class NvmlHttpClients {
 
     /** Starts scraping the inference servers of {@code scrape} into {@code sink}. */
     void scrape(ScrapeConfig scrape, LongSupplier clock, Consumer<Frame> sink) {
-        scraper = new AppScraper(vertx, scrape, clock, sink);
+        scraper = new AppScraper(scrape, clock, sink);
         scraper.start();
     }
 
-    /** Stops what was started and the Vert.x, within a bound. */
+    /** Stops what was started, waiting a few seconds at most. */
     void stop() {
         if (scraper != null) {
-            ProbeCommand.Stop.await(scraper.stop());
+            scraper.stop();
         }
         if (pods != null) {
-            ProbeCommand.Stop.await(pods.stop());
+            pods.stop();
         }
-        ProbeCommand.Stop.vertx(vertx);
     }
 }

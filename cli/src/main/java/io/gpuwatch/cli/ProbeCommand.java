@@ -35,6 +35,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -173,13 +174,21 @@ final class ProbeCommand implements Callable<Integer> {
         if (source.nvml) {
             return runNvml(config, err);
         }
-        if (source.replay != null) {
-            return new VertxModes(this).replay(config, err);
+        if (source.replay == null && source.scenario == null) {
+            return runScrapeOnly(config, err);
         }
-        if (source.scenario != null) {
-            return new VertxModes(this).sim(config, err);
+        if (!vertxPresent()) {
+            err.println((source.replay != null ? "--replay" : "--sim") + " runs from gpuwatch.jar (./gpuwatch picks "
+                    + "it): this is the NVML probe's own jar, without Vert.x");
+            err.flush();
+            return 2;
         }
-        return new VertxModes(this).scrapeOnly(config, err);
+        return source.replay != null ? new VertxModes(this).replay(config, err) : new VertxModes(this).sim(config, err);
+    }
+
+    /** Whether Vert.x is on the class path: the probe's own jar leaves it out, --sim and --replay need it. */
+    private static boolean vertxPresent() {
+        return ProbeCommand.class.getClassLoader().getResource("io/vertx/core/Vertx.class") != null;
     }
 
     /** An option that does not apply to the chosen source, named so the user is not left guessing. */
@@ -261,8 +270,12 @@ final class ProbeCommand implements Callable<Integer> {
         if (scrapeConfig != null && scrape == null) {
             return 1;
         }
-        // Vert.x only for the HTTP clients of --kubelet and --scrape-config; the uplink is the JDK's own WebSocket
-        // client, so a plain NVML probe loads no Vert.x or Netty
+        if (kubelet != null) {
+            String bad = httpUrlProblem(kubelet);
+            if (bad != null) {
+                return usage(err, "--kubelet: " + bad);
+            }
+        }
         NvmlHttpClients http = kubelet == null && scrape == null ? null : new NvmlHttpClients();
         Runnable stopHttp = () -> {
             if (http != null) {
@@ -319,6 +332,43 @@ final class ProbeCommand implements Callable<Integer> {
         err.flush();
         done.await();
         return 0;
+    }
+
+    /** A node without GPUs (a CPU-only router, a test box) that only scrapes inference servers. */
+    private int runScrapeOnly(UplinkConfig config, PrintWriter err) throws InterruptedException {
+        ScrapeConfig scrape = loadScrapeConfig(err);
+        if (scrape == null) {
+            return 1;
+        }
+        TraceWriter writer = openTrace(err);
+        if (record != null && writer == null) {
+            return 1;
+        }
+        ScrapeNode scraping = ScrapeNode.start(config, scrapeHello(), scrape,
+                writer == null ? null : new Recording(writer), clock);
+        CountDownLatch done = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            scraping.stop();
+            closeTrace(writer, err);
+            done.countDown();
+        }, "gpuwatch-shutdown"));
+        err.println("probe: node " + scraping.node() + " without GPUs, scraping " + scrape.targets().size()
+                + " inference servers every " + scrape.interval().toMillis() + " ms → " + gateways(config)
+                + (record != null ? ", recording to " + record : ""));
+        err.flush();
+        done.await();
+        return 0;
+    }
+
+    /** Why {@code text} is no http:// or https:// URL with a host, or null when it is one. */
+    static String httpUrlProblem(String text) {
+        try {
+            URI u = new URI(text);
+            return ("http".equals(u.getScheme()) || "https".equals(u.getScheme())) && u.getHost() != null ? null
+                    : "expected an http:// or https:// URL with a host, like https://node-17:10250, got '" + text + "'";
+        } catch (URISyntaxException e) {
+            return "not a URL (" + e.getReason() + " at index " + e.getIndex() + "): '" + text + "'";
+        }
     }
 
     /** The hello of a node that has no cards to report, only its inference servers. */

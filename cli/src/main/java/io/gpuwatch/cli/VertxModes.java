@@ -12,14 +12,13 @@ import io.gpuwatch.probe.trace.TraceWriter;
 import io.gpuwatch.probe.uplink.UplinkConfig;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
 
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * The probe's modes that run on Vert.x ({@code --sim}, {@code --replay}, a node that only scrapes), apart from
+ * The probe's modes that run on Vert.x ({@code --sim}, {@code --replay}), apart from
  * {@link ProbeCommand}: verifying a class loads the types its methods pass around, and the lean NVML probe
  * loads the command but must load no Vert.x.
  */
@@ -52,8 +51,7 @@ final class VertxModes {
             fleet.nodes().forEach(n -> rec.hello(fleet.hello(n)));
             runner.tap(rec::record);
         }
-        ScrapeNode scraping = scrape == null ? null : ScrapeNode.start(vertx, config, cmd.scrapeHello(), scrape, rec,
-                cmd.clock);
+        ScrapeNode scraping = scrape == null ? null : ScrapeNode.start(config, cmd.scrapeHello(), scrape, rec, cmd.clock);
         CountDownLatch done = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
             if (scraping != null) {
@@ -113,34 +111,5 @@ final class VertxModes {
         err.flush();
         ProbeCommand.Stop.quietly(Future.succeededFuture(), vertx);
         return report.complete() ? 0 : 1;
-    }
-
-    /** A node without GPUs (a CPU-only router, a test box) that only scrapes inference servers. */
-    int scrapeOnly(UplinkConfig config, PrintWriter err) throws Exception {
-        ScrapeConfig scrape = cmd.loadScrapeConfig(err);
-        if (scrape == null) {
-            return 1;
-        }
-        TraceWriter writer = cmd.openTrace(err);
-        if (cmd.record != null && writer == null) {
-            return 1;
-        }
-        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(2)
-                .setInternalBlockingPoolSize(2));
-        ScrapeNode scraping = ScrapeNode.start(vertx, config, cmd.scrapeHello(), scrape,
-                writer == null ? null : new Recording(writer), cmd.clock);
-        CountDownLatch done = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            scraping.stop();
-            ProbeCommand.Stop.quietly(Future.succeededFuture(), vertx);
-            ProbeCommand.closeTrace(writer, err);
-            done.countDown();
-        }, "gpuwatch-shutdown"));
-        err.println("probe: node " + scraping.node() + " without GPUs, scraping " + scrape.targets().size()
-                + " inference servers every " + scrape.interval().toMillis() + " ms → " + ProbeCommand.gateways(config)
-                + (cmd.record != null ? ", recording to " + cmd.record : ""));
-        err.flush();
-        done.await();
-        return 0;
     }
 }

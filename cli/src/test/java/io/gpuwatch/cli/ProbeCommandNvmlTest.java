@@ -46,9 +46,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 class ProbeCommandNvmlTest {
     private static final String TOKEN = "nvml-cli-token";
-    private static final Path FAKE = Path.of("..", "node-probe", "target", "fake-nvml", "libnvidia-ml.so.1")
+    static final Path FAKE = Path.of("..", "node-probe", "target", "fake-nvml", "libnvidia-ml.so.1")
             .toAbsolutePath().normalize();
-    private static final String SCRIPT = """
+    static final String SCRIPT = """
             driver 580.95.05
             nvml 13.580.95.05
             cards 2

@@ -26,6 +26,7 @@ import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -80,12 +81,21 @@ class ProbeCommandScrapeTest {
 
     /** Runs {@code probe} as a process until the gateway knows the scraped task, then stops it. */
     private static String runUntilScraped(Gateway g, Path dir, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "probe",
+        return runUntilScraped(g, dir, List.of(), Map.of(), args);
+    }
+
+    /** The same with JVM options and environment variables of its own. */
+    private static String runUntilScraped(Gateway g, Path dir, List<String> jvm, Map<String, String> env,
+                                          String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        cmd.addAll(jvm);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "probe",
                 "--gateway", "ws://127.0.0.1:" + g.port(), "--token-file", dir.resolve("token").toString()));
         cmd.addAll(List.of(args));
-        Process probe = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(dir.resolve("probe.log").toFile()).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("probe.log").toFile());
+        pb.environment().putAll(env);
+        Process probe = pb.start();
         try {
             GatewayProcess.waitFor(() -> task(g, "svc-router") != null, 20_000, "the scraped task at the gateway");
         } finally {
@@ -117,6 +127,46 @@ class ProbeCommandScrapeTest {
         assertEquals("router-1", app.getString("node"), app.encode());
         assertEquals("vllm", app.getString("source"));
         assertEquals(37.0, app.getDouble("batchSize"), "read from the fixture: " + app);
+    }
+
+    @Test
+    void anNvmlProbeScrapesAndAsksTheKubeletWithoutVertxOrNetty(Vertx vertx, @TempDir Path dir) throws Exception {
+        assertTrue(Files.isRegularFile(ProbeCommandNvmlTest.FAKE), "the fake NVML library is built by node-probe's "
+                + "tests: " + ProbeCommandNvmlTest.FAKE + " is missing; run `mvn verify` from the repository root");
+        Files.writeString(dir.resolve("token"), TOKEN + "\n");
+        Path script = Files.writeString(dir.resolve("fake.nvml"), ProbeCommandNvmlTest.SCRIPT);
+        Gateway g = gateway(vertx);
+        Path config = scrapeConfig(dir, vllm(vertx));
+        String log = runUntilScraped(g, dir, List.of("-Xlog:class+load:file=" + dir.resolve("classes.log")),
+                Map.of("FAKE_NVML_SCRIPT", script.toString(), "FAKE_NVML_STEP_MS", "500"),
+                "--nvml", "--nvml-library", ProbeCommandNvmlTest.FAKE.toString(), "--node", "gpu-1",
+                "--proc-root", dir.resolve("no-proc").toString(), "--scrape-config", config.toString(),
+                "--kubelet", "http://127.0.0.1:" + vllm(vertx));
+        assertNotNull(task(g, "svc-router"), log);
+        // outside a pod there is no service-account token: the kubelet is asked for nothing, and says so
+        assertTrue(log.contains("kubelet: kubelet pod labels from http://127.0.0.1:"), log);
+
+        List<String> loaded = Files.readAllLines(dir.resolve("classes.log"));
+        assertTrue(loaded.stream().anyMatch(l -> l.contains(" io.gpuwatch.probe.http.HttpGet ")), "log read");
+        assertTrue(loaded.stream().anyMatch(l -> l.contains(" io.gpuwatch.probe.attribution.KubeletPodLabels ")),
+                "the kubelet client started");
+        assertEquals(List.of(), loaded.stream().filter(l -> l.matches(".* (io\\.vertx|io\\.netty)\\..*")).toList(),
+                "--scrape-config and --kubelet run on the probe's own HTTP client, without Vert.x or Netty");
+        assertEquals(List.of(), loaded.stream().filter(l -> l.matches(".* (sun\\.security\\.ssl|javax\\.net\\.ssl)\\..*"))
+                .toList(), "plain http:// targets and a ws:// gateway load no TLS");
+    }
+
+    @Test
+    void aKubeletUrlThatIsNoHttpUrlIsAUsageError(@TempDir Path dir) throws Exception {
+        Path token = Files.writeString(dir.resolve("token"), TOKEN + "\n");
+        StringWriter err = new StringWriter();
+        CommandLine cl = Main.probeCommandLine();
+        cl.setErr(new PrintWriter(err));
+        int rc = cl.execute("--gateway", "ws://127.0.0.1:1", "--token-file", token.toString(), "--nvml",
+                "--nvml-library", dir.resolve("none.so").toString(), "--kubelet", "node-a:10250");
+        assertEquals(2, rc, err.toString());
+        assertTrue(err.toString().startsWith("--kubelet: expected an http:// or https:// URL with a host"),
+                err.toString());
     }
 
     @Test

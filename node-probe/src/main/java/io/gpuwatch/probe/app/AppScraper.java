@@ -1,143 +1,134 @@
 package io.gpuwatch.probe.app;
 
+import io.gpuwatch.probe.http.Fetched;
+import io.gpuwatch.probe.http.HttpGet;
+import io.gpuwatch.probe.net.Dialer;
+import io.gpuwatch.probe.net.TlsTrust;
 import io.gpuwatch.protocol.App;
 import io.gpuwatch.protocol.Event;
 import io.gpuwatch.protocol.Frame;
-import io.vertx.core.Context;
-import io.vertx.core.Future;
-import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClientAgent;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpClientResponse;
-import io.vertx.core.http.HttpHeaders;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.RequestOptions;
 
-import java.net.ConnectException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * Scrapes each configured inference server every interval and sends one {@code app} frame per target and scrape.
  * A target that fails (no answer in time, an HTTP error, none of its server's metrics) is reported with one
  * {@code probe_degraded} event when it starts failing, not at every interval, and so is an exposition with skipped
- * lines. All state lives on one Vert.x context.
+ * lines. Scrapes run on daemon threads of their own with a blocking {@link HttpGet} (one per target, at most
+ * {@value #MAX_THREADS}, so that a target that hangs until its timeout delays no other), never on the caller's.
  */
 public final class AppScraper {
     private static final Logger LOG = Logger.getLogger(AppScraper.class.getName());
     /** Larger answers are cut off: a metrics page of an inference server is well under a megabyte. */
     static final int MAX_BODY_BYTES = 16 << 20;
-    private static final String ACCEPT = "text/plain;version=0.0.4;q=1,*/*;q=0.1";
+    private static final int MAX_THREADS = 4;
+    private static final Map<String, String> ACCEPT = Map.of("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1");
 
-    private final Vertx vertx;
-    private final Context context;
     private final ScrapeConfig config;
     private final LongSupplier clockMs;
     private final Consumer<Frame> out;
-    private final HttpClientAgent client;
+    private final HttpGet http;
     private final List<Target> targets = new ArrayList<>();
-    private long timer = -1;
+    private final ScheduledThreadPoolExecutor threads;
 
-    /** One target's state between scrapes. */
+    /** One target's state between scrapes; a scrape holds {@link #inFlight}, so one thread at a time. */
     private static final class Target {
         final TargetTracker tracker;
-        boolean inFlight;
+        final URI url;
+        final AtomicBoolean inFlight = new AtomicBoolean();
         boolean failing;
         boolean badLines;
 
         Target(ScrapeTarget target) {
             this.tracker = new TargetTracker(target);
+            this.url = URI.create(target.url());
         }
     }
 
     /**
      * @param clockMs epoch ms: the timestamp of frames, and the clock that rates are taken over
-     * @param out     gets the {@code app} frames and {@code probe_degraded} events, on this scraper's context
+     * @param out     gets the {@code app} frames and {@code probe_degraded} events, one at a time, on a scrape thread
      */
-    public AppScraper(Vertx vertx, ScrapeConfig config, LongSupplier clockMs, Consumer<Frame> out) {
-        this.vertx = vertx;
-        this.context = vertx.getOrCreateContext();
+    public AppScraper(ScrapeConfig config, LongSupplier clockMs, Consumer<Frame> out) {
         this.config = config;
         this.clockMs = clockMs;
         this.out = out;
-        this.client = vertx.createHttpClient(new HttpClientOptions().setDecompressionSupported(true)
-                .setKeepAlive(true));
+        this.http = new HttpGet(new Dialer(TlsTrust.JVM), config.timeout().toMillis(), MAX_BODY_BYTES);
         for (ScrapeTarget t : config.targets()) {
             targets.add(new Target(t));
         }
-    }
-
-    /** Scrapes every target now, then every interval. */
-    public Future<Void> start() {
-        Promise<Void> started = Promise.promise();
-        context.runOnContext(v -> {
-            if (timer < 0) {
-                timer = vertx.setPeriodic(config.interval().toMillis(), id -> round());
-                round();
-            }
-            started.complete();
+        this.threads = new ScheduledThreadPoolExecutor(Math.max(1, Math.min(MAX_THREADS, targets.size())), r -> {
+            Thread t = new Thread(r, "gpuwatch-scrape");
+            t.setDaemon(true);
+            return t;
         });
-        return started.future();
     }
 
-    /** One round: scrapes every target once; completes when all have answered or failed, and never fails. */
-    public Future<Void> scrapeAll() {
-        Promise<Void> done = Promise.promise();
-        context.runOnContext(v -> round().onComplete(ar -> done.complete()));
-        return done.future();
-    }
-
-    /** Stops the timer and closes the HTTP client. */
-    public Future<Void> stop() {
-        Promise<Void> stopped = Promise.promise();
-        context.runOnContext(v -> {
-            if (timer >= 0) {
-                vertx.cancelTimer(timer);
-                timer = -1;
-            }
-            client.close().onComplete(ar -> stopped.complete());
-        });
-        return stopped.future();
-    }
-
-    private Future<?> round() {
-        List<Future<Void>> all = new ArrayList<>();
+    /** Scrapes every target now, then every interval, on the scraper's threads. */
+    public void start() {
+        long every = config.interval().toMillis();
         for (Target t : targets) {
-            all.add(scrape(t));
+            threads.scheduleAtFixedRate(() -> scrapeOrLog(t), 0, every, TimeUnit.MILLISECONDS);
         }
-        return Future.join(all);
     }
 
-    private Future<Void> scrape(Target t) {
-        if (t.inFlight) {
-            return Future.succeededFuture();
+    /** One round on the calling thread: scrapes every target once, skipping one whose scrape is under way. */
+    public void scrapeAll() {
+        targets.forEach(this::scrape);
+    }
+
+    /** Stops scraping, waiting up to the scrape timeout for a scrape under way, and closes the idle connections. */
+    public void stop() {
+        threads.shutdown();
+        try {
+            threads.awaitTermination(config.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
-        t.inFlight = true;
-        ScrapeTarget target = t.tracker.target();
-        long timeoutMs = config.timeout().toMillis();
-        RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(target.url())
-                .putHeader(HttpHeaders.ACCEPT, ACCEPT).setConnectTimeout(timeoutMs).setIdleTimeout(timeoutMs);
-        return client.request(options)
-                .compose(req -> req.send().compose(AppScraper::body))
-                .timeout(timeoutMs, TimeUnit.MILLISECONDS)
-                .transform(ar -> {
-                    t.inFlight = false;
-                    long now = clockMs.getAsLong();
-                    if (ar.failed()) {
-                        failed(t, now, describe(ar.cause(), timeoutMs));
-                    } else {
-                        scraped(t, now, ExpositionParser.parse(ar.result().toString(StandardCharsets.UTF_8)));
-                    }
-                    return Future.succeededFuture();
-                });
+        http.close();
+    }
+
+    /** A periodic scrape that threw would never run again: a bug is logged, and the target is scraped on. */
+    private void scrapeOrLog(Target t) {
+        try {
+            scrape(t);
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "app scrape of task '" + t.tracker.target().task() + "' failed", e);
+        }
+    }
+
+    private void scrape(Target t) {
+        if (!t.inFlight.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            Fetched<Exposition> answer = http.get(t.url, ACCEPT, AppScraper::parse);
+            long now = clockMs.getAsLong();
+            if (answer instanceof Fetched.Ok<Exposition> ok) {
+                scraped(t, now, ok.value());
+            } else if (answer instanceof Fetched.Failed<Exposition> failure) {
+                failed(t, now, failure.why());
+            }
+        } finally {
+            t.inFlight.set(false);
+        }
+    }
+
+    private static Exposition parse(InputStream body) throws IOException {
+        return ExpositionParser.parse(new String(body.readAllBytes(), StandardCharsets.UTF_8));
     }
 
     private void scraped(Target t, long now, Exposition e) {
@@ -153,7 +144,7 @@ public final class AppScraper {
             t.failing = false;
             LOG.info(() -> "app scrape of task '" + target.task() + "' (" + target.url() + ") works again");
         }
-        out.accept(app);
+        emit(app);
         if (e.errors().isEmpty()) {
             t.badLines = false;
         } else if (!t.badLines) {
@@ -176,36 +167,11 @@ public final class AppScraper {
 
     private void degraded(long now, String text) {
         LOG.warning(text);
-        out.accept(new Event(0, now, null, "probe_degraded", null, text, null));
+        emit(new Event(0, now, null, "probe_degraded", null, text, null));
     }
 
-    private static Future<Buffer> body(HttpClientResponse resp) {
-        if (resp.statusCode() != 200) {
-            return resp.body().transform(ar -> Future.failedFuture("answered HTTP " + resp.statusCode()));
-        }
-        Promise<Buffer> p = Promise.promise();
-        Buffer acc = Buffer.buffer();
-        resp.handler(b -> {
-            if (acc.length() + b.length() > MAX_BODY_BYTES) {
-                if (p.tryFail("the answer is larger than " + (MAX_BODY_BYTES >> 20) + " MiB")) {
-                    resp.request().reset();
-                }
-            } else {
-                acc.appendBuffer(b);
-            }
-        });
-        resp.exceptionHandler(p::tryFail);
-        resp.endHandler(v -> p.tryComplete(acc));
-        return p.future();
-    }
-
-    private static String describe(Throwable e, long timeoutMs) {
-        if (e instanceof TimeoutException) {
-            return "no answer within " + timeoutMs + "ms";
-        }
-        if (e instanceof ConnectException) {
-            return "cannot connect: " + e.getMessage();
-        }
-        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+    /** Frames of different targets' threads reach {@code out} one at a time, as they did from one event loop. */
+    private synchronized void emit(Frame f) {
+        out.accept(f);
     }
 }

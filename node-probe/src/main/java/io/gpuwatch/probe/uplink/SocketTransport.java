@@ -1,24 +1,18 @@
 package io.gpuwatch.probe.uplink;
 
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
+import io.gpuwatch.probe.net.Dialer;
+import io.gpuwatch.probe.net.TlsTrust;
+
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
 import java.util.Base64;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
@@ -31,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
 
 /**
- * An uplink's connections as a small RFC 6455 client over the JDK's blocking sockets ({@link SSLSocket} for
+ * An uplink's connections as a small RFC 6455 client over the JDK's blocking sockets ({@link Dialer}: TLS for
  * {@code wss://}), for the lean NVML probe: the JDK's {@code java.net.http} client loaded some 290 classes of its
  * own and about 470 of TLS and security even for a plain {@code ws://} gateway (it builds an SSL context for
  * every client), 9.5 MiB of the probe's RSS (docs/performance.md#node-probe). It speaks what the probe
@@ -50,14 +44,13 @@ final class SocketTransport implements Transport {
     private static final String GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
     private static final byte[] NO_BYTES = new byte[0];
 
-    private final UplinkConfig config;
+    private final Dialer dialer;
     private final ScheduledThreadPoolExecutor loop;
     private final SecureRandom random = new SecureRandom();
     private volatile Thread loopThread;
-    private Tls tls;
 
     SocketTransport(UplinkConfig config) {
-        this.config = config;
+        this.dialer = new Dialer(TlsTrust.pem(config.trustPemPath() == null ? null : Path.of(config.trustPemPath())));
         this.loop = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "gpuwatch-uplink");
             t.setDaemon(true);
@@ -104,25 +97,19 @@ final class SocketTransport implements Transport {
         java.net.Socket socket = null;
         Conn conn;
         try {
-            socket = new java.net.Socket();
-            socket.setTcpNoDelay(true);
-            socket.connect(new InetSocketAddress(to.host(), to.port()), (int) Math.min(Integer.MAX_VALUE, timeoutMs));
-            socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMs));
-            if (to.ssl()) {
-                socket = tls().wrap(socket, to);
-            }
+            socket = dialer.open(to.host(), to.port(), to.ssl(), (int) Math.min(Integer.MAX_VALUE, timeoutMs));
             InputStream in = socket.getInputStream();
             OutputStream out = socket.getOutputStream();
             String refused = upgrade(to, token, in, out);
             if (refused != null) {
-                closeQuietly(socket);
+                Dialer.closeQuietly(socket);
                 execute(() -> listener.failed(refused));
                 return;
             }
             socket.setSoTimeout(0);
             conn = new Conn(socket, in, out, listener);
         } catch (IOException | GeneralSecurityException e) {
-            closeQuietly(socket);
+            Dialer.closeQuietly(socket);
             String why = e.getMessage() != null ? e.getMessage() : e.toString();
             execute(() -> listener.failed(why));
             return;
@@ -192,63 +179,6 @@ final class SocketTransport implements Transport {
             state = b == (state % 2 == 0 ? '\r' : '\n') ? state + 1 : b == '\r' ? 1 : 0;
         }
         return head.toString(StandardCharsets.ISO_8859_1);
-    }
-
-    /** The TLS side, made on first use: the PEM certificates given, or the JVM's default trust. */
-    private synchronized Tls tls() throws IOException, GeneralSecurityException {
-        if (tls == null) {
-            tls = new Tls(config.trustPemPath());
-        }
-        return tls;
-    }
-
-    /**
-     * TLS in a class of its own, so that a plain {@code ws://} probe never loads the JDK's TLS classes (the
-     * verifier of a class that assigns an {@link SSLSocket} to a socket loads it).
-     */
-    private static final class Tls {
-        private final SSLContext context;
-
-        Tls(String trustPemPath) throws IOException, GeneralSecurityException {
-            context = trustPemPath == null ? SSLContext.getDefault() : trusting(Path.of(trustPemPath));
-        }
-
-        /** {@code plain} with a TLS session over it, handshaken, the gateway's host name checked. */
-        java.net.Socket wrap(java.net.Socket plain, Target to) throws IOException {
-            SSLSocket ssl = (SSLSocket) context.getSocketFactory().createSocket(plain, to.host(), to.port(), true);
-            SSLParameters params = ssl.getSSLParameters();
-            params.setEndpointIdentificationAlgorithm("HTTPS");
-            ssl.setSSLParameters(params);
-            ssl.startHandshake();
-            return ssl;
-        }
-
-        /** A TLS context that trusts the PEM certificates in {@code pem}. */
-        private static SSLContext trusting(Path pem) throws IOException, GeneralSecurityException {
-            KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-            store.load(null, null);
-            try (InputStream in = Files.newInputStream(pem)) {
-                int i = 0;
-                for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-                    store.setCertificateEntry("trusted-" + i++, c);
-                }
-            }
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(store);
-            SSLContext ctx = SSLContext.getInstance("TLS");
-            ctx.init(null, tmf.getTrustManagers(), null);
-            return ctx;
-        }
-    }
-
-    private static void closeQuietly(java.net.Socket socket) {
-        if (socket != null) {
-            try {
-                socket.close();
-            } catch (IOException ignored) {
-                // closing: nothing to do
-            }
-        }
     }
 
     @Override
@@ -345,7 +275,7 @@ final class SocketTransport implements Transport {
             closed = true;
             queue.clear();
             queue.add(STOP);
-            closeQuietly(socket);
+            Dialer.closeQuietly(socket);
             if (closing != null) {
                 closing.complete(null);
             }
