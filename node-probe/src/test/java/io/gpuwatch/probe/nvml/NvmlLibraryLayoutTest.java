@@ -50,6 +50,17 @@ class NvmlLibraryLayoutTest {
     }
 
     @Test
+    void processListsRawOffsetsAreTheStructureLayout() {
+        NvmlLibrary.ProcessInfo info = new NvmlLibrary.ProcessInfo();
+        info.pid = 4242;
+        info.usedGpuMemory = 60_129_542_144L;
+        info.write();
+        assertEquals(NvmlLibrary.ProcessInfo.SIZE, info.size());
+        assertEquals(4242, info.getPointer().getInt(NvmlLibrary.ProcessInfo.OFFSET_PID));
+        assertEquals(60_129_542_144L, info.getPointer().getLong(NvmlLibrary.ProcessInfo.OFFSET_USED_GPU_MEMORY));
+    }
+
+    @Test
     void memoryV2VersionIsItsSizeWithVersionTwo() {
         assertEquals(size(new NvmlLibrary.MemoryV2()) | 2 << 24, new NvmlLibrary.MemoryV2().version);
     }
