@@ -83,6 +83,8 @@ final class DirectPollCalls implements PollCalls {
 
         static native int nvmlDeviceGetNvLinkErrorCounter(Pointer device, int link, int counter,
                                                           LongByReference counterValue);
+
+        static native int nvmlEventSetWait_v2(Pointer set, Pointer data, int timeoutms);
     }
 
     /** Added from R510 (memory v2, process lists v3) to R535 (clock-event reasons). */
@@ -220,5 +222,10 @@ final class DirectPollCalls implements PollCalls {
     @Override
     public int nvmlGpmMetricsGet(Pointer metricsGet) {
         return recent ? Recent.nvmlGpmMetricsGet(metricsGet) : proxy.nvmlGpmMetricsGet(metricsGet);
+    }
+
+    @Override
+    public int nvmlEventSetWait_v2(Pointer set, Pointer data, int timeoutms) {
+        return Base.nvmlEventSetWait_v2(set, data, timeoutms);
     }
 }

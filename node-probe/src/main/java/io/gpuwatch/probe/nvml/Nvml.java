@@ -445,9 +445,11 @@ public final class Nvml {
     }
 
     /** The next event, blocking up to {@code timeoutMs}; {@link NvmlReturn#TIMEOUT} when none came. */
-    NvmlResult<EventRecord> eventWait(Pointer set, NvmlLibrary.EventData data, int timeoutMs) {
-        return call("nvmlEventSetWait_v2", () -> lib.nvmlEventSetWait_v2(set, data, timeoutMs),
-                () -> new EventRecord(data.device, data.eventType, data.eventData));
+    NvmlResult<EventRecord> eventWait(Pointer set, Pointer data, int timeoutMs) {
+        return call("nvmlEventSetWait_v2", () -> calls.nvmlEventSetWait_v2(set, data, timeoutMs),
+                () -> new EventRecord(data.getPointer(NvmlLibrary.EventData.OFFSET_DEVICE),
+                        data.getLong(NvmlLibrary.EventData.OFFSET_EVENT_TYPE),
+                        data.getLong(NvmlLibrary.EventData.OFFSET_EVENT_DATA)));
     }
 
     NvmlResult<Void> eventSetFree(Pointer set) {

@@ -54,8 +54,6 @@ public interface NvmlLibrary extends Library, PollCalls {
 
     int nvmlDeviceRegisterEvents(Pointer device, long eventTypes, Pointer set);
 
-    int nvmlEventSetWait_v2(Pointer set, EventData data, int timeoutms);
-
     int nvmlEventSetFree(Pointer set);
 
     /** {@code nvmlPciInfo_t} (v3), 68 bytes. */
@@ -169,9 +167,17 @@ public interface NvmlLibrary extends Library, PollCalls {
         public GpmMetric[] metrics = new GpmMetric[METRIC_MAX];
     }
 
-    /** {@code nvmlEventData_t}, 32 bytes; for an XID {@code eventData} is the XID number. */
+    /**
+     * {@code nvmlEventData_t}, 32 bytes; for an XID {@code eventData} is the XID number. The event waiter reads it as
+     * raw memory at these offsets; {@code NvmlLibraryLayoutTest} checks them against this layout.
+     */
     @Structure.FieldOrder({"device", "eventType", "eventData", "gpuInstanceId", "computeInstanceId"})
     class EventData extends Structure {
+        public static final int SIZE = 32;
+        public static final int OFFSET_DEVICE = 0;
+        public static final int OFFSET_EVENT_TYPE = 8;
+        public static final int OFFSET_EVENT_DATA = 16;
+
         public Pointer device;
         public long eventType;
         public long eventData;

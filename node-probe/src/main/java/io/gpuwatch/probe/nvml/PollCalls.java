@@ -5,8 +5,9 @@ import com.sun.jna.ptr.IntByReference;
 import com.sun.jna.ptr.LongByReference;
 
 /**
- * The NVML functions a poll calls for every card, about 113 calls per card: {@link DirectPollCalls} answers them
- * where it can bind to the library, {@link NvmlLibrary}'s proxy elsewhere. Signatures as in {@link NvmlLibrary}.
+ * The NVML functions a poll calls for every card, about 113 calls per card, and the event wait, once a second:
+ * {@link DirectPollCalls} answers them where it can bind to the library, {@link NvmlLibrary}'s proxy elsewhere.
+ * Signatures as in {@link NvmlLibrary}.
  */
 interface PollCalls {
     String nvmlErrorString(int result);
@@ -61,4 +62,7 @@ interface PollCalls {
 
     /** {@code metricsGet}: an {@code nvmlGpmMetricsGet_t} laid out as {@link NvmlLibrary.GpmMetricsGet}. */
     int nvmlGpmMetricsGet(Pointer metricsGet);
+
+    /** {@code data}: an {@code nvmlEventData_t} laid out as {@link NvmlLibrary.EventData}. */
+    int nvmlEventSetWait_v2(Pointer set, Pointer data, int timeoutms);
 }
