@@ -12,9 +12,10 @@ import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
- * NVML through {@link NvmlLibrary}, one method per query, each answering a typed value or the {@link NvmlError}
- * NVML returned; a function the loaded library lacks answers {@link NvmlReturn#FUNCTION_NOT_FOUND}. Units are
- * NVML's (mW, mJ, MHz, KB/s, bytes). Thread-safe, as NVML is.
+ * NVML through {@link NvmlLibrary}, the calls every poll makes direct-mapped ({@link DirectPollCalls}), one method
+ * per query, each answering a typed value or the {@link NvmlError} NVML returned; a function the loaded library
+ * lacks answers {@link NvmlReturn#FUNCTION_NOT_FOUND}. Units are NVML's (mW, mJ, MHz, KB/s, bytes). Thread-safe,
+ * as NVML is.
  */
 public final class Nvml {
     /** System property naming the library to load instead of {@link #DEFAULT_LIBRARY}. */
@@ -70,23 +71,33 @@ public final class Nvml {
         final NvmlLibrary.Utilization utilization = new NvmlLibrary.Utilization();
         final NvmlLibrary.MemoryV1 memoryV1 = new NvmlLibrary.MemoryV1();
         final NvmlLibrary.MemoryV2 memoryV2 = new NvmlLibrary.MemoryV2();
-        final NvmlLibrary.FieldValue[] field = (NvmlLibrary.FieldValue[]) new NvmlLibrary.FieldValue().toArray(1);
+        final NvmlLibrary.FieldValue field = new NvmlLibrary.FieldValue();
+        // the process lists' nvmlProcessInfo_t array, grown as a list needs and kept for the next poll
+        com.sun.jna.Memory processes;
+
+        Pointer processes(int count) {
+            long bytes = (long) count * NvmlLibrary.ProcessInfo.SIZE;
+            if (processes == null || processes.size() < bytes) {
+                processes = new com.sun.jna.Memory(bytes);
+            }
+            return processes;
+        }
     }
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     private final NvmlLibrary lib;
+    // what every poll calls: direct-mapped where they bind to this library, else lib
+    private final PollCalls calls;
     private final String library;
     // a driver that lacks a newer version of a query lacks it for every card: ask for the old one straight away
     private volatile boolean memoryV1Only;
     private volatile boolean throttleReasonsOnly;
-    // NVLink state and counters through NvlinkCalls, bound to this library
-    private final boolean directNvlink;
 
     private Nvml(NvmlLibrary lib, String library) {
         this.lib = lib;
+        this.calls = DirectPollCalls.bind(library, lib);
         this.library = library;
-        this.directNvlink = NvlinkCalls.bind(library);
     }
 
     /** The library named by {@value #LIBRARY_PROPERTY}, else {@value #DEFAULT_LIBRARY}. */
@@ -174,7 +185,7 @@ public final class Nvml {
 
     public NvmlResult<Utilization> utilization(NvmlDevice d) {
         NvmlLibrary.Utilization u = SCRATCH.get().utilization;
-        return call("nvmlDeviceGetUtilizationRates", () -> lib.nvmlDeviceGetUtilizationRates(d.handle(), u),
+        return call("nvmlDeviceGetUtilizationRates", () -> calls.nvmlDeviceGetUtilizationRates(d.handle(), u),
                 () -> new Utilization(Integer.toUnsignedLong(u.gpu), Integer.toUnsignedLong(u.memory)));
     }
 
@@ -184,7 +195,7 @@ public final class Nvml {
             NvmlLibrary.MemoryV2 m = SCRATCH.get().memoryV2;
             m.version = NvmlLibrary.MemoryV2.VERSION;
             NvmlResult<Memory> v2 = call("nvmlDeviceGetMemoryInfo_v2",
-                    () -> lib.nvmlDeviceGetMemoryInfo_v2(d.handle(), m), () -> new Memory(m.total, m.used, true));
+                    () -> calls.nvmlDeviceGetMemoryInfo_v2(d.handle(), m), () -> new Memory(m.total, m.used, true));
             NvmlError e = v2.error();
             if (e == null || (e.code() != NvmlReturn.FUNCTION_NOT_FOUND
                     && e.code() != NvmlReturn.ARGUMENT_VERSION_MISMATCH)) {
@@ -200,16 +211,16 @@ public final class Nvml {
     /** The GPU core temperature (sensor 0), °C. */
     public NvmlResult<Long> gpuTemperatureC(NvmlDevice d) {
         IntByReference t = SCRATCH.get().ints[0];
-        return call("nvmlDeviceGetTemperature", () -> lib.nvmlDeviceGetTemperature(d.handle(), 0, t),
+        return call("nvmlDeviceGetTemperature", () -> calls.nvmlDeviceGetTemperature(d.handle(), 0, t),
                 () -> Integer.toUnsignedLong(t.getValue()));
     }
 
     /** One {@code NVML_FI_*} field, whatever its value type, as a double. */
     public NvmlResult<Double> fieldValue(NvmlDevice d, int fieldId) {
-        NvmlLibrary.FieldValue[] values = SCRATCH.get().field;
-        values[0].fieldId = fieldId;
+        NvmlLibrary.FieldValue value = SCRATCH.get().field;
+        value.fieldId = fieldId;
         String function = "nvmlDeviceGetFieldValues";
-        return call(function, () -> lib.nvmlDeviceGetFieldValues(d.handle(), 1, values), () -> values[0])
+        return call(function, () -> calls.nvmlDeviceGetFieldValues(d.handle(), 1, value), () -> value)
                 .then(v -> v.nvmlReturn == 0 ? NvmlResult.ok(decode(v.valueType, v.value))
                         : failure(v.nvmlReturn, function + "(field " + fieldId + ")"));
     }
@@ -226,7 +237,7 @@ public final class Nvml {
 
     public NvmlResult<Long> powerMilliwatts(NvmlDevice d) {
         IntByReference mw = SCRATCH.get().ints[0];
-        return call("nvmlDeviceGetPowerUsage", () -> lib.nvmlDeviceGetPowerUsage(d.handle(), mw),
+        return call("nvmlDeviceGetPowerUsage", () -> calls.nvmlDeviceGetPowerUsage(d.handle(), mw),
                 () -> Integer.toUnsignedLong(mw.getValue()));
     }
 
@@ -240,12 +251,12 @@ public final class Nvml {
     public NvmlResult<Long> totalEnergyMillijoules(NvmlDevice d) {
         LongByReference mj = SCRATCH.get().ull;
         return call("nvmlDeviceGetTotalEnergyConsumption",
-                () -> lib.nvmlDeviceGetTotalEnergyConsumption(d.handle(), mj), mj::getValue);
+                () -> calls.nvmlDeviceGetTotalEnergyConsumption(d.handle(), mj), mj::getValue);
     }
 
     public NvmlResult<Long> clockMHz(NvmlDevice d, Clock clock) {
         IntByReference mhz = SCRATCH.get().ints[0];
-        return call("nvmlDeviceGetClockInfo", () -> lib.nvmlDeviceGetClockInfo(d.handle(), clock.ordinal(), mhz),
+        return call("nvmlDeviceGetClockInfo", () -> calls.nvmlDeviceGetClockInfo(d.handle(), clock.ordinal(), mhz),
                 () -> Integer.toUnsignedLong(mhz.getValue()));
     }
 
@@ -259,7 +270,7 @@ public final class Nvml {
     /** 0..15 for P0..P15, 32 when unknown. */
     public NvmlResult<Integer> performanceState(NvmlDevice d) {
         IntByReference p = SCRATCH.get().ints[0];
-        return call("nvmlDeviceGetPerformanceState", () -> lib.nvmlDeviceGetPerformanceState(d.handle(), p),
+        return call("nvmlDeviceGetPerformanceState", () -> calls.nvmlDeviceGetPerformanceState(d.handle(), p),
                 p::getValue);
     }
 
@@ -268,7 +279,7 @@ public final class Nvml {
         LongByReference mask = SCRATCH.get().ull;
         if (!throttleReasonsOnly) {
             NvmlResult<Long> r = call("nvmlDeviceGetCurrentClocksEventReasons",
-                    () -> lib.nvmlDeviceGetCurrentClocksEventReasons(d.handle(), mask), mask::getValue);
+                    () -> calls.nvmlDeviceGetCurrentClocksEventReasons(d.handle(), mask), mask::getValue);
             if (r.error() == null || r.error().code() != NvmlReturn.FUNCTION_NOT_FOUND) {
                 return r;
             }
@@ -282,13 +293,13 @@ public final class Nvml {
     public NvmlResult<Long> volatileEccErrors(NvmlDevice d, boolean uncorrected) {
         LongByReference n = SCRATCH.get().ull;
         return call("nvmlDeviceGetTotalEccErrors",
-                () -> lib.nvmlDeviceGetTotalEccErrors(d.handle(), uncorrected ? 1 : 0, 0, n), n::getValue);
+                () -> calls.nvmlDeviceGetTotalEccErrors(d.handle(), uncorrected ? 1 : 0, 0, n), n::getValue);
     }
 
     public NvmlResult<Boolean> retiredPagesPending(NvmlDevice d) {
         IntByReference pending = SCRATCH.get().ints[0];
         return call("nvmlDeviceGetRetiredPagesPendingStatus",
-                () -> lib.nvmlDeviceGetRetiredPagesPendingStatus(d.handle(), pending), () -> pending.getValue() != 0);
+                () -> calls.nvmlDeviceGetRetiredPagesPendingStatus(d.handle(), pending), () -> pending.getValue() != 0);
     }
 
     public NvmlResult<RemappedRows> remappedRows(NvmlDevice d) {
@@ -297,7 +308,7 @@ public final class Nvml {
         IntByReference pending = SCRATCH.get().ints[2];
         IntByReference failed = SCRATCH.get().ints[3];
         return call("nvmlDeviceGetRemappedRows",
-                () -> lib.nvmlDeviceGetRemappedRows(d.handle(), corr, unc, pending, failed),
+                () -> calls.nvmlDeviceGetRemappedRows(d.handle(), corr, unc, pending, failed),
                 () -> new RemappedRows(Integer.toUnsignedLong(corr.getValue()), Integer.toUnsignedLong(unc.getValue()),
                         pending.getValue() != 0, failed.getValue() != 0));
     }
@@ -306,59 +317,56 @@ public final class Nvml {
     public NvmlResult<Long> pcieThroughputKBps(NvmlDevice d, PcieCounter counter) {
         IntByReference kbps = SCRATCH.get().ints[0];
         return call("nvmlDeviceGetPcieThroughput",
-                () -> lib.nvmlDeviceGetPcieThroughput(d.handle(), counter.ordinal(), kbps),
+                () -> calls.nvmlDeviceGetPcieThroughput(d.handle(), counter.ordinal(), kbps),
                 () -> Integer.toUnsignedLong(kbps.getValue()));
     }
 
     public NvmlResult<Long> pcieReplays(NvmlDevice d) {
         IntByReference n = SCRATCH.get().ints[0];
-        return call("nvmlDeviceGetPcieReplayCounter", () -> lib.nvmlDeviceGetPcieReplayCounter(d.handle(), n),
+        return call("nvmlDeviceGetPcieReplayCounter", () -> calls.nvmlDeviceGetPcieReplayCounter(d.handle(), n),
                 () -> Integer.toUnsignedLong(n.getValue()));
     }
 
     public NvmlResult<Long> pcieLinkGeneration(NvmlDevice d) {
         IntByReference gen = SCRATCH.get().ints[0];
         return call("nvmlDeviceGetCurrPcieLinkGeneration",
-                () -> lib.nvmlDeviceGetCurrPcieLinkGeneration(d.handle(), gen),
+                () -> calls.nvmlDeviceGetCurrPcieLinkGeneration(d.handle(), gen),
                 () -> Integer.toUnsignedLong(gen.getValue()));
     }
 
     public NvmlResult<Long> pcieLinkWidth(NvmlDevice d) {
         IntByReference width = SCRATCH.get().ints[0];
-        return call("nvmlDeviceGetCurrPcieLinkWidth", () -> lib.nvmlDeviceGetCurrPcieLinkWidth(d.handle(), width),
+        return call("nvmlDeviceGetCurrPcieLinkWidth", () -> calls.nvmlDeviceGetCurrPcieLinkWidth(d.handle(), width),
                 () -> Integer.toUnsignedLong(width.getValue()));
     }
 
     public NvmlResult<Boolean> nvlinkActive(NvmlDevice d, int link) {
         IntByReference active = SCRATCH.get().ints[0];
-        IntSupplier query = directNvlink
-                ? () -> NvlinkCalls.nvmlDeviceGetNvLinkState(d.handle(), link, active)
-                : () -> lib.nvmlDeviceGetNvLinkState(d.handle(), link, active);
-        return call("nvmlDeviceGetNvLinkState", query, () -> active.getValue() != 0);
+        return call("nvmlDeviceGetNvLinkState", () -> calls.nvmlDeviceGetNvLinkState(d.handle(), link, active),
+                () -> active.getValue() != 0);
     }
 
     public NvmlResult<Long> nvlinkErrors(NvmlDevice d, int link, NvlinkCounter counter) {
         LongByReference n = SCRATCH.get().ull;
-        IntSupplier query = directNvlink
-                ? () -> NvlinkCalls.nvmlDeviceGetNvLinkErrorCounter(d.handle(), link, counter.ordinal(), n)
-                : () -> lib.nvmlDeviceGetNvLinkErrorCounter(d.handle(), link, counter.ordinal(), n);
-        return call("nvmlDeviceGetNvLinkErrorCounter", query, n::getValue);
+        return call("nvmlDeviceGetNvLinkErrorCounter",
+                () -> calls.nvmlDeviceGetNvLinkErrorCounter(d.handle(), link, counter.ordinal(), n), n::getValue);
     }
 
     /** The processes with a compute context on the card; see {@link #processes}. */
     public NvmlResult<List<Process>> computeProcesses(NvmlDevice d) {
-        return processes("nvmlDeviceGetComputeRunningProcesses_v3", lib::nvmlDeviceGetComputeRunningProcesses_v3, d);
+        return processes("nvmlDeviceGetComputeRunningProcesses_v3", calls::nvmlDeviceGetComputeRunningProcesses_v3, d);
     }
 
     /** The processes with a graphics context on the card; see {@link #processes}. */
     public NvmlResult<List<Process>> graphicsProcesses(NvmlDevice d) {
-        return processes("nvmlDeviceGetGraphicsRunningProcesses_v3", lib::nvmlDeviceGetGraphicsRunningProcesses_v3, d);
+        return processes("nvmlDeviceGetGraphicsRunningProcesses_v3", calls::nvmlDeviceGetGraphicsRunningProcesses_v3,
+                d);
     }
 
     /** A {@code nvmlDevice*RunningProcesses_v3} function: same signature and struct for compute and graphics. */
     @FunctionalInterface
     private interface ProcessQuery {
-        int call(Pointer device, IntByReference infoCount, NvmlLibrary.ProcessInfo[] infos);
+        int call(Pointer device, IntByReference infoCount, Pointer infos);
     }
 
     /**
@@ -366,18 +374,21 @@ public final class Nvml {
      * a bigger one while processes start faster than it can keep up.
      */
     private NvmlResult<List<Process>> processes(String function, ProcessQuery query, NvmlDevice d) {
-        IntByReference count = SCRATCH.get().ints[0];
+        Scratch scratch = SCRATCH.get();
+        IntByReference count = scratch.ints[0];
         count.setValue(0);
-        NvmlLibrary.ProcessInfo[] infos = null;
+        Pointer infos = null;
         for (int attempt = 0; attempt < PROCESS_ATTEMPTS; attempt++) {
-            NvmlLibrary.ProcessInfo[] buffer = infos;
+            Pointer buffer = infos;
             NvmlResult<Integer> r = call(function, () -> query.call(d.handle(), count, buffer), count::getValue);
             if (r instanceof NvmlResult.Ok<Integer> ok) {
                 List<Process> out = new ArrayList<>(ok.value());
                 for (int i = 0; i < ok.value(); i++) {
-                    long bytes = buffer[i].usedGpuMemory;
+                    long at = (long) i * NvmlLibrary.ProcessInfo.SIZE;
+                    long bytes = buffer.getLong(at + NvmlLibrary.ProcessInfo.OFFSET_USED_GPU_MEMORY);
                     // NVML_VALUE_NOT_AVAILABLE is all ones
-                    out.add(new Process(Integer.toUnsignedLong(buffer[i].pid), bytes == -1L ? null : bytes));
+                    out.add(new Process(Integer.toUnsignedLong(buffer.getInt(at + NvmlLibrary.ProcessInfo.OFFSET_PID)),
+                            bytes == -1L ? null : bytes));
                 }
                 return NvmlResult.ok(out);
             }
@@ -385,7 +396,7 @@ public final class Nvml {
                 return new NvmlResult.Failed<>(r.error());
             }
             int room = count.getValue() + PROCESS_SPARE;
-            infos = (NvmlLibrary.ProcessInfo[]) new NvmlLibrary.ProcessInfo().toArray(room);
+            infos = scratch.processes(room);
             count.setValue(room);
         }
         return failure(NvmlReturn.INSUFFICIENT_SIZE.code(), function + " (" + PROCESS_ATTEMPTS + " attempts)");
@@ -405,11 +416,11 @@ public final class Nvml {
     }
 
     NvmlResult<Void> gpmSampleGet(NvmlDevice d, Pointer sample) {
-        return call("nvmlGpmSampleGet", () -> lib.nvmlGpmSampleGet(d.handle(), sample), () -> null);
+        return call("nvmlGpmSampleGet", () -> calls.nvmlGpmSampleGet(d.handle(), sample), () -> null);
     }
 
     NvmlResult<Void> gpmMetricsGet(Pointer metrics) {
-        return call("nvmlGpmMetricsGet", () -> lib.nvmlGpmMetricsGet(metrics), () -> null);
+        return call("nvmlGpmMetricsGet", () -> calls.nvmlGpmMetricsGet(metrics), () -> null);
     }
 
     NvmlResult<Void> gpmSampleFree(Pointer sample) {
@@ -434,9 +445,11 @@ public final class Nvml {
     }
 
     /** The next event, blocking up to {@code timeoutMs}; {@link NvmlReturn#TIMEOUT} when none came. */
-    NvmlResult<EventRecord> eventWait(Pointer set, NvmlLibrary.EventData data, int timeoutMs) {
-        return call("nvmlEventSetWait_v2", () -> lib.nvmlEventSetWait_v2(set, data, timeoutMs),
-                () -> new EventRecord(data.device, data.eventType, data.eventData));
+    NvmlResult<EventRecord> eventWait(Pointer set, Pointer data, int timeoutMs) {
+        return call("nvmlEventSetWait_v2", () -> calls.nvmlEventSetWait_v2(set, data, timeoutMs),
+                () -> new EventRecord(data.getPointer(NvmlLibrary.EventData.OFFSET_DEVICE),
+                        data.getLong(NvmlLibrary.EventData.OFFSET_EVENT_TYPE),
+                        data.getLong(NvmlLibrary.EventData.OFFSET_EVENT_DATA)));
     }
 
     NvmlResult<Void> eventSetFree(Pointer set) {
@@ -457,7 +470,7 @@ public final class Nvml {
 
     private <T> NvmlResult<T> failure(int rc, String function) {
         NvmlReturn code = NvmlReturn.of(rc);
-        String text = lib.nvmlErrorString(rc);
+        String text = calls.nvmlErrorString(rc);
         return NvmlResult.failed(code, function, code == NvmlReturn.UNKNOWN && rc != 999 ? text + " (code " + rc + ")" : text);
     }
 }

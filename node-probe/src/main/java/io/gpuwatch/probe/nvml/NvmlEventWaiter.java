@@ -1,5 +1,6 @@
 package io.gpuwatch.probe.nvml;
 
+import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 import io.gpuwatch.probe.scenario.XidCatalog;
 import io.gpuwatch.protocol.Event;
@@ -93,7 +94,8 @@ public final class NvmlEventWaiter implements AutoCloseable {
     }
 
     private void run() {
-        NvmlLibrary.EventData data = new NvmlLibrary.EventData();
+        // an nvmlEventData_t, read only when an event came: most waits time out
+        Memory data = new Memory(NvmlLibrary.EventData.SIZE);
         boolean failing = false;
         while (running) {
             NvmlResult<Nvml.EventRecord> r = nvml.eventWait(set, data, timeoutMs);

@@ -11,13 +11,12 @@ import com.sun.jna.ptr.PointerByReference;
  * The NVML functions the probe calls, by their exported (versioned) names and real C signatures
  * (go-nvml {@code nvml.h}, API version 13; see docs/nvml.md). Every function returns an {@code nvmlReturn_t};
  * {@code unsigned int} maps to {@code int}, {@code unsigned long long} to {@code long}, handles to {@link Pointer}.
+ * Those every poll calls for every card are declared in {@link PollCalls}.
  */
-public interface NvmlLibrary extends Library {
+public interface NvmlLibrary extends Library, PollCalls {
     int nvmlInit_v2();
 
     int nvmlShutdown();
-
-    String nvmlErrorString(int result);
 
     int nvmlSystemGetDriverVersion(byte[] version, int length);
 
@@ -35,56 +34,13 @@ public interface NvmlLibrary extends Library {
 
     int nvmlDeviceGetMigMode(Pointer device, IntByReference currentMode, IntByReference pendingMode);
 
-    int nvmlDeviceGetUtilizationRates(Pointer device, Utilization utilization);
-
     int nvmlDeviceGetMemoryInfo(Pointer device, MemoryV1 memory);
-
-    int nvmlDeviceGetMemoryInfo_v2(Pointer device, MemoryV2 memory);
-
-    int nvmlDeviceGetTemperature(Pointer device, int sensorType, IntByReference temp);
-
-    int nvmlDeviceGetFieldValues(Pointer device, int valuesCount, FieldValue[] values);
-
-    int nvmlDeviceGetPowerUsage(Pointer device, IntByReference power);
 
     int nvmlDeviceGetEnforcedPowerLimit(Pointer device, IntByReference limit);
 
-    int nvmlDeviceGetTotalEnergyConsumption(Pointer device, LongByReference energy);
-
-    int nvmlDeviceGetClockInfo(Pointer device, int type, IntByReference clock);
-
     int nvmlDeviceGetMaxClockInfo(Pointer device, int type, IntByReference clock);
 
-    int nvmlDeviceGetPerformanceState(Pointer device, IntByReference pState);
-
-    int nvmlDeviceGetCurrentClocksEventReasons(Pointer device, LongByReference clocksEventReasons);
-
     int nvmlDeviceGetCurrentClocksThrottleReasons(Pointer device, LongByReference clocksThrottleReasons);
-
-    int nvmlDeviceGetTotalEccErrors(Pointer device, int errorType, int counterType, LongByReference eccCounts);
-
-    int nvmlDeviceGetRetiredPagesPendingStatus(Pointer device, IntByReference isPending);
-
-    int nvmlDeviceGetRemappedRows(Pointer device, IntByReference corrRows, IntByReference uncRows,
-                                  IntByReference isPending, IntByReference failureOccurred);
-
-    int nvmlDeviceGetPcieThroughput(Pointer device, int counter, IntByReference value);
-
-    int nvmlDeviceGetPcieReplayCounter(Pointer device, IntByReference value);
-
-    int nvmlDeviceGetCurrPcieLinkGeneration(Pointer device, IntByReference currLinkGen);
-
-    int nvmlDeviceGetCurrPcieLinkWidth(Pointer device, IntByReference currLinkWidth);
-
-    int nvmlDeviceGetNvLinkState(Pointer device, int link, IntByReference isActive);
-
-    int nvmlDeviceGetNvLinkErrorCounter(Pointer device, int link, int counter, LongByReference counterValue);
-
-    /** {@code infos} null with {@code infoCount} 0 asks for the count only. */
-    int nvmlDeviceGetComputeRunningProcesses_v3(Pointer device, IntByReference infoCount, ProcessInfo[] infos);
-
-    /** As {@link #nvmlDeviceGetComputeRunningProcesses_v3}, for processes with a graphics context. */
-    int nvmlDeviceGetGraphicsRunningProcesses_v3(Pointer device, IntByReference infoCount, ProcessInfo[] infos);
 
     int nvmlGpmQueryDeviceSupport(Pointer device, GpmSupport gpmSupport);
 
@@ -92,18 +48,11 @@ public interface NvmlLibrary extends Library {
 
     int nvmlGpmSampleFree(Pointer gpmSample);
 
-    int nvmlGpmSampleGet(Pointer device, Pointer gpmSample);
-
-    /** {@code metricsGet}: an {@code nvmlGpmMetricsGet_t} laid out as {@link GpmMetricsGet} (GpmSampler). */
-    int nvmlGpmMetricsGet(Pointer metricsGet);
-
     int nvmlEventSetCreate(PointerByReference set);
 
     int nvmlDeviceGetSupportedEventTypes(Pointer device, LongByReference eventTypes);
 
     int nvmlDeviceRegisterEvents(Pointer device, long eventTypes, Pointer set);
-
-    int nvmlEventSetWait_v2(Pointer set, EventData data, int timeoutms);
 
     int nvmlEventSetFree(Pointer set);
 
@@ -159,9 +108,16 @@ public interface NvmlLibrary extends Library {
         public long value;
     }
 
-    /** {@code nvmlProcessInfo_t} (v2/v3), 24 bytes (a pad follows {@code pid}). */
+    /**
+     * {@code nvmlProcessInfo_t} (v2/v3), 24 bytes (a pad follows {@code pid}). The probe reads a list of them as raw
+     * memory at these offsets ({@code Nvml}); {@code NvmlLibraryLayoutTest} checks them against this layout.
+     */
     @Structure.FieldOrder({"pid", "usedGpuMemory", "gpuInstanceId", "computeInstanceId"})
     class ProcessInfo extends Structure {
+        public static final int SIZE = 24;
+        public static final int OFFSET_PID = 0;
+        public static final int OFFSET_USED_GPU_MEMORY = 8;
+
         public int pid;
         public long usedGpuMemory;
         public int gpuInstanceId;
@@ -211,9 +167,17 @@ public interface NvmlLibrary extends Library {
         public GpmMetric[] metrics = new GpmMetric[METRIC_MAX];
     }
 
-    /** {@code nvmlEventData_t}, 32 bytes; for an XID {@code eventData} is the XID number. */
+    /**
+     * {@code nvmlEventData_t}, 32 bytes; for an XID {@code eventData} is the XID number. The event waiter reads it as
+     * raw memory at these offsets; {@code NvmlLibraryLayoutTest} checks them against this layout.
+     */
     @Structure.FieldOrder({"device", "eventType", "eventData", "gpuInstanceId", "computeInstanceId"})
     class EventData extends Structure {
+        public static final int SIZE = 32;
+        public static final int OFFSET_DEVICE = 0;
+        public static final int OFFSET_EVENT_TYPE = 8;
+        public static final int OFFSET_EVENT_DATA = 16;
+
         public Pointer device;
         public long eventType;
         public long eventData;

@@ -12,6 +12,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -278,6 +280,31 @@ class NvmlCollectorTest {
         assertEquals(List.of(new Event(0, T0, UUID_1, "probe_degraded", null, "cannot read processes (compute): "
                 + "nvmlDeviceGetComputeRunningProcesses_v3: NVML_ERROR_NO_PERMISSION (Insufficient Permissions)", null)),
                 first.events());
+    }
+
+    @Test
+    void proxyCallsReadWhatTheDirectMappedOnesRead() throws IOException {
+        open(TWO_CARDS + """
+                card 0 gproc 5151 2147483648
+                card 1 gproc 7070 -1
+                """);
+        // another name of the same library: its state is shared, but the direct calls stay bound to the first name
+        Path alias = Files.createSymbolicLink(dir.resolve("libnvidia-ml-alias.so.1"), Path.of(FakeNvml.LIBRARY));
+        Nvml proxied = ((NvmlResult.Ok<Nvml>) Nvml.open(alias.toString())).value();
+        NvmlCollector viaProxy = ((NvmlResult.Ok<NvmlCollector>) NvmlCollector.open(proxied, clock::get,
+                NvmlCollector.UNATTRIBUTED)).value();
+        try {
+            assertEquals(collector.poll(), viaProxy.poll());
+            FakeNvml.step();
+            // the second poll adds GPM, computed between the two samples
+            NvmlCollector.Poll direct = collector.poll();
+            assertEquals(direct, viaProxy.poll());
+            assertTrue(card(direct, 0).values().has(Metric.SM_ACTIVE));
+            assertEquals(2, card(direct, 0).processes().size());
+        } finally {
+            viaProxy.close();
+            proxied.shutdown();
+        }
     }
 
     @Test

@@ -50,6 +50,31 @@ class NvmlLibraryLayoutTest {
     }
 
     @Test
+    void processListsRawOffsetsAreTheStructureLayout() {
+        NvmlLibrary.ProcessInfo info = new NvmlLibrary.ProcessInfo();
+        info.pid = 4242;
+        info.usedGpuMemory = 60_129_542_144L;
+        info.write();
+        assertEquals(NvmlLibrary.ProcessInfo.SIZE, info.size());
+        assertEquals(4242, info.getPointer().getInt(NvmlLibrary.ProcessInfo.OFFSET_PID));
+        assertEquals(60_129_542_144L, info.getPointer().getLong(NvmlLibrary.ProcessInfo.OFFSET_USED_GPU_MEMORY));
+    }
+
+    @Test
+    void eventWaitersRawOffsetsAreTheStructureLayout() {
+        NvmlLibrary.EventData data = new NvmlLibrary.EventData();
+        data.device = new Pointer(0x3333);
+        data.eventType = 0x8;
+        data.eventData = 79;
+        data.write();
+        assertEquals(NvmlLibrary.EventData.SIZE, data.size());
+        Pointer raw = data.getPointer();
+        assertEquals(0x3333, Pointer.nativeValue(raw.getPointer(NvmlLibrary.EventData.OFFSET_DEVICE)));
+        assertEquals(0x8, raw.getLong(NvmlLibrary.EventData.OFFSET_EVENT_TYPE));
+        assertEquals(79, raw.getLong(NvmlLibrary.EventData.OFFSET_EVENT_DATA));
+    }
+
+    @Test
     void memoryV2VersionIsItsSizeWithVersionTwo() {
         assertEquals(size(new NvmlLibrary.MemoryV2()) | 2 << 24, new NvmlLibrary.MemoryV2().version);
     }

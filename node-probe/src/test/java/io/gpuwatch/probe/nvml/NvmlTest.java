@@ -1,5 +1,6 @@
 package io.gpuwatch.probe.nvml;
 
+import com.sun.jna.Native;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -7,8 +8,8 @@ import java.nio.file.Path;
 
 import static io.gpuwatch.probe.nvml.Scripts.TWO_CARDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Opening NVML and the typed errors of the wrapper. */
@@ -70,9 +71,6 @@ class NvmlTest {
         Nvml nvml = ((NvmlResult.Ok<Nvml>) Nvml.open(FakeNvml.LIBRARY)).value();
         try {
             NvmlDevice d = ((NvmlResult.Ok<NvmlDevice>) nvml.device(0)).value();
-            // the queries are direct-mapped into the fake; another library would keep the interface calls
-            assertTrue(NvlinkCalls.bind(FakeNvml.LIBRARY));
-            assertFalse(NvlinkCalls.bind(dir.resolve("other/libnvidia-ml.so.1").toString()));
 
             assertEquals(NvmlResult.ok(true), nvml.nvlinkActive(d, 1));
             assertEquals(NvmlResult.ok(false), nvml.nvlinkActive(d, 2));
@@ -87,6 +85,14 @@ class NvmlTest {
         } finally {
             nvml.shutdown();
         }
+    }
+
+    @Test
+    void pollCallsAreDirectMappedIntoOneLibraryOnly() {
+        PollCalls proxy = Native.load(FakeNvml.LIBRARY, NvmlLibrary.class);
+        assertInstanceOf(DirectPollCalls.class, DirectPollCalls.bind(FakeNvml.LIBRARY, proxy));
+        // natives bind once per JVM: another library keeps its proxy
+        assertSame(proxy, DirectPollCalls.bind(dir.resolve("other/libnvidia-ml.so.1").toString(), proxy));
     }
 
     @Test
