@@ -323,9 +323,8 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                             continue;
                         }
                         if (key != null && firedOnKeptWindows(held, a)
-                                && evaluator.engine().restore(new AlertImage(a.rule(), key, AlertState.FIRING,
-                                a.activeSince(), -1, a.labels(), a.annotations().get("summary"),
-                                a.annotations().get("description")), clock.millis() + Checkpoint.GRACE_MS)) {
+                                && evaluator.engine().restore(firingImage(a, key),
+                                clock.millis() + Checkpoint.GRACE_MS)) {
                             continue;
                         }
                         // the checkpoint did not hold it; without a state the alert would never resolve
@@ -452,9 +451,8 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
             Alert a = e.getValue();
             if (!taken.contains(e.getKey()) && !firing.contains(e.getKey())) {
                 String instance = e.getKey().substring(e.getKey().indexOf('\n') + 1);
-                evaluator.engine().restoreResolved(new AlertImage(a.rule(), instance, AlertState.FIRING,
-                        a.activeSince(), -1, a.labels(), a.annotations().get("summary"),
-                        a.annotations().get("description")), a.resolvedAt(), now + Checkpoint.GRACE_MS);
+                evaluator.engine().restoreResolved(firingImage(a, instance), a.resolvedAt(),
+                        now + Checkpoint.GRACE_MS);
             }
         }
         LOG.info("took back the evaluation of " + held.nodes().size() + " nodes, " + cards + " cards, "
@@ -462,6 +460,12 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
                 + " pending or firing alerts from " + checkpoint.file() + ", as of " + (now - held.at())
                 + " ms ago" + (skippedWindows == 0 ? "" : "; " + skippedWindows
                 + " windows of series the rules no longer read as before start empty"));
+    }
+
+    /** The ledger's alert {@code a} as the engine's image of it firing on {@code instance}, its condition holding. */
+    private static AlertImage firingImage(Alert a, String instance) {
+        return new AlertImage(a.rule(), instance, AlertState.FIRING, a.activeSince(), -1, a.labels(),
+                a.annotations().get("summary"), a.annotations().get("description"));
     }
 
     /**

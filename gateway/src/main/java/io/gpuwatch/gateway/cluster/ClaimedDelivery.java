@@ -60,7 +60,7 @@ final class ClaimedDelivery implements Delivery {
         List<Future<Boolean>> held = new ArrayList<>();
         List<Notification> ends = new ArrayList<>();
         for (Notification n : ours) {
-            if (n.labels().containsKey("node")) {
+            if (!SharedHolders.concerns(n)) {
                 continue;
             }
             if (n.status() == Notification.Status.FIRING) {
@@ -80,7 +80,8 @@ final class ClaimedDelivery implements Delivery {
                 if (held.get(i).result()) {
                     Notification n = ends.get(i);
                     back.add(n.fingerprint());
-                    kept.put(receiver.name() + "/" + n.fingerprint(), new Kept(receiver, only(flush, n)));
+                    kept.put(receiver.name() + "/" + n.fingerprint(),
+                            new Kept(receiver, flush.with(List.of(n), Flush.Reason.RESOLVED)));
                 }
             }
             if (back.isEmpty()) {
@@ -92,9 +93,8 @@ final class ClaimedDelivery implements Delivery {
             if (rest.isEmpty()) {
                 return Future.succeededFuture();
             }
-            return claimed(receiver, new Flush(flush.route(), flush.receiver(), flush.groupKey(),
-                    flush.groupLabels(), flush.alerts().stream().filter(n -> !back.contains(n.fingerprint()))
-                    .toList(), flush.reason(), flush.at()), rest);
+            return claimed(receiver, flush.with(flush.alerts().stream()
+                    .filter(n -> !back.contains(n.fingerprint())).toList(), flush.reason()), rest);
         });
     }
 
@@ -128,8 +128,7 @@ final class ClaimedDelivery implements Delivery {
         }
         if (flush.reason() == Flush.Reason.REFRESH) {
             // each gateway re-sends the alerts it speaks for; a claim would let only the first refresh through
-            return inner.deliver(receiver, new Flush(flush.route(), flush.receiver(), flush.groupKey(),
-                    flush.groupLabels(), ours, flush.reason(), flush.at()));
+            return inner.deliver(receiver, flush.with(ours, flush.reason()));
         }
         List<Future<Boolean>> taken = new ArrayList<>();
         for (Notification n : ours) {
@@ -143,10 +142,5 @@ final class ClaimedDelivery implements Delivery {
             }
             return inner.deliver(receiver, flush);
         });
-    }
-
-    private static Flush only(Flush flush, Notification n) {
-        return new Flush(flush.route(), flush.receiver(), flush.groupKey(), flush.groupLabels(), List.of(n),
-                Flush.Reason.RESOLVED, flush.at());
     }
 }

@@ -345,22 +345,23 @@ public final class Cluster {
      * gateways may hold too, after a restart took them back from the store.
      */
     public void holding(List<Notification> live) {
-        for (Notification n : live) {
-            if (!n.labels().containsKey("node")) {
-                holders.hold(n.fingerprint()).onFailure(e -> LOG.warning("could not share that alert "
-                        + n.fingerprint() + " fires here: " + e.getMessage()));
-            }
+        live.forEach(this::shareHolding);
+    }
+
+    /** Tells the peers whether this gateway holds {@code n} firing, for an alert several of them may hold. */
+    private void shareHolding(Notification n) {
+        if (!SharedHolders.concerns(n)) {
+            return;
         }
+        Future<Void> shared = n.status() == Notification.Status.FIRING ? holders.hold(n.fingerprint())
+                : holders.release(n.fingerprint());
+        shared.onFailure(e -> LOG.warning("could not share whether alert " + n.fingerprint() + " fires here: "
+                + e.getMessage()));
     }
 
     /** Shares a change of an alert this gateway speaks for with its peers. */
     public void record(Notification n) {
-        if (!n.labels().containsKey("node")) {
-            Future<Void> shared = n.status() == Notification.Status.FIRING ? holders.hold(n.fingerprint())
-                    : holders.release(n.fingerprint());
-            shared.onFailure(e -> LOG.warning("could not share whether alert " + n.fingerprint() + " fires here: "
-                    + e.getMessage()));
-        }
+        shareHolding(n);
         if (speaksFor(n)) {
             alerts.record(n).onFailure(e -> LOG.warning("could not share alert " + n.fingerprint() + " with the "
                     + "cluster: " + e.getMessage()));

@@ -1,5 +1,6 @@
 package io.gpuwatch.gateway.cluster;
 
+import io.gpuwatch.notify.Notification;
 import io.vertx.core.Future;
 import io.vertx.core.shareddata.AsyncMap;
 
@@ -24,6 +25,11 @@ public final class SharedHolders {
     public SharedHolders(AsyncMap<String, String> map, String self) {
         this.map = map;
         this.self = self;
+    }
+
+    /** Whether {@code n} is of an alert several gateways may hold: one without a node (a task, business, queue). */
+    public static boolean concerns(Notification n) {
+        return !n.labels().containsKey("node");
     }
 
     /** This gateway holds {@code fingerprint} firing. */

@@ -177,12 +177,12 @@ public final class Evaluator {
      * Lets go of {@code node}, which another gateway of the cluster evaluates from now on: it, its cards and the
      * pending and firing alerts of both leave without a transition (the new owner takes the firing ones over and
      * resolves them), so this gateway neither counts a silence that is only the node's move nor keeps an alert of
-     * it to bring back later. False when the fleet does not know the node.
+     * it to bring back later. Nothing happens for a node the fleet does not know.
      */
-    public boolean forget(String node) {
+    public void forget(String node) {
         NodeState n = fleet.forget(node);
         if (n == null) {
-            return false;
+            return;
         }
         engine.forget(n.instanceKey());
         nodes.remove(n);
@@ -190,7 +190,6 @@ public final class Evaluator {
             engine.forget(card.instanceKey());
             cards.remove(card);
         }
-        return true;
     }
 
     public RuleEngine engine() {

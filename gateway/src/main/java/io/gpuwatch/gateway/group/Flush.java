@@ -41,6 +41,11 @@ public record Flush(Route route, String receiver, String groupKey, Map<String, S
         return new Group(groupKey, groupLabels);
     }
 
+    /** The same group's notification with {@code alerts} instead, sent for {@code reason}. */
+    public Flush with(List<Notification> alerts, Reason reason) {
+        return new Flush(route, receiver, groupKey, groupLabels, alerts, reason, at);
+    }
+
     /** The firing alerts of this notification. */
     public List<Notification> firing() {
         return alerts.stream().filter(a -> a.status() == Notification.Status.FIRING).toList();
