@@ -4,7 +4,9 @@
 - `bench fleet --summary-json` lists every XID it sent (node, card uuid, sentAtMs): each becomes a `flip`
   record as scenario_xid.py writes them (host = node, gpu = card uuid, t_applied = sent time).
 - webhook_receiver.py logged gpuwatch's Alertmanager-format posts: each alert gains the labels the yardstick
-  joins on, Hostname (= node) and gpu (= uuid); nothing else changes.
+  joins on, Hostname (= node) and gpu (= uuid); nothing else changes. A node alert (the default pack pages an
+  XID once per node, naming its cards in the text) has no uuid: it is joined to the card the fleet sent the XID
+  to on that node, which the schedule makes one card per node.
 Also prints the XID offsets for --xid-at with the yardstick's timing (scenario_xid.py: a trial every
 --spacing s plus U(0, --jitter) s, seeded) when called with --schedule.
 """
@@ -29,8 +31,10 @@ def schedule(start, trials, spacing, jitter, seed, fleet_nodes):
 def convert(summary, webhook_in, flips_out, webhook_out):
     with open(summary) as f:
         s = json.load(f)
+    flipped = {}
     with open(flips_out, "w") as f:
         for i, x in enumerate(s.get("xids", [])):
+            flipped.setdefault(x["node"], x["uuid"])
             f.write(json.dumps({"event": "flip", "trial": i, "tag": "gpuwatch-%d" % i, "host": x["node"],
                                 "gpu": x["uuid"], "metric": "xid", "value": 79,
                                 "t_applied": x["sentAtMs"] / 1000.0}, sort_keys=True) + "\n")
@@ -43,6 +47,8 @@ def convert(summary, webhook_in, flips_out, webhook_out):
                     lab.setdefault("Hostname", lab["node"])
                 if "uuid" in lab:
                     lab.setdefault("gpu", lab["uuid"])
+                elif lab.get("node") in flipped:
+                    lab.setdefault("gpu", flipped[lab["node"]])
             fout.write(json.dumps(rec) + "\n")
 
 

@@ -9,6 +9,9 @@
 #   WARMUP=90 WINDOW=300 TRIALS=8 bench/side-by-side/run.sh 2048   # the yardstick's own warm-up and window
 #   WARMUP=60 WINDOW=60 LATE_AT=1740 bench/side-by-side/run.sh 16384  # minute 1-2 and again minute 30-31 (LATE_AT
 #                                                                      # seconds after the warm-up), same length
+#   RULES=examples/rules ALERTNAME=xid-fallen-off-bus bench/side-by-side/run.sh 2048   # the default pack
+#   LAUNCH=gpuwatch bench/side-by-side/run.sh 256      # the gateway as a user starts it: ./gpuwatch gateway, no
+#   LAUNCH=gpuwatch GATEWAY_ARGS='--fleet-size small' bench/side-by-side/run.sh 256   # -Xmx of ours
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 here="$root/bench/side-by-side"
@@ -22,6 +25,11 @@ trials="${TRIALS:-8}"
 late_at="${LATE_AT:-}"
 heap="${HEAP:-2g}"
 gateway_opts="${GATEWAY_OPTS:-}"   # more JVM options for the gateway, e.g. -Dio.netty.allocator.type=pooled
+rules="${RULES:-$here/rules}"      # the yardstick's five rules; examples/rules is the default pack
+alertname="${ALERTNAME:-gpu-xid-error}"   # the rule that pages the fleet's XID 79
+launch="${LAUNCH:-java}"           # java: java -Xmx$HEAP -jar; gpuwatch: the launcher, its own JVM settings
+gateway_args="${GATEWAY_ARGS:-}"   # more gateway arguments, e.g. --fleet-size small (LAUNCH=gpuwatch)
+case "$rules" in /*) ;; *) rules="$root/$rules" ;; esac
 gport="${GATEWAY_PORT:-19464}"
 rport="${RECEIVER_PORT:-19596}"
 [ $# -gt 0 ] || { echo "usage: $0 GPUS [GPUS...]   (e.g. 256 2048 16384 50000)" >&2; exit 2; }
@@ -48,8 +56,14 @@ for gpus in "$@"; do
       > "$dir/receiver.log" 2>&1 &
   pids+=($!)
   java -jar "$jar" token new --node 'bench-*' --file "$dir/bench.tokens" | head -1 > "$dir/bench.token"
-  timeout "$maxrt" java -Xmx"$heap" $gateway_opts -Dgpuwatch.home="$root" -jar "$jar" gateway --listen "127.0.0.1:$gport" \
-      --tokens "$dir/bench.tokens" --rules "$here/rules" --no-console \
+  if [ "$launch" = gpuwatch ]; then
+    gateway=("$root/gpuwatch" gateway)
+  else
+    gateway=(java -Xmx"$heap" $gateway_opts -Dgpuwatch.home="$root" -jar "$jar" gateway)
+  fi
+  # shellcheck disable=SC2086 # GATEWAY_ARGS is a list of arguments
+  timeout "$maxrt" "${gateway[@]}" $gateway_args --listen "127.0.0.1:$gport" \
+      --tokens "$dir/bench.tokens" --rules "$rules" --no-console \
       --webhook "http://127.0.0.1:$rport/gpuwatch" > "$dir/gateway.log" 2>&1 &
   pids+=($!)
   for _ in $(seq 60); do metrics > /dev/null 2>&1 && break; sleep 1; done
@@ -80,8 +94,8 @@ for gpus in "$@"; do
   python3 "$here/gpuwatch_flips.py" --summary "$dir/fleet.json" --webhook "$dir/webhook.jsonl" \
       --flips-out "$dir/flips.jsonl" --webhook-out "$dir/webhook-joined.jsonl"
   python3 "$bin/analyze_latency.py" --flips "$dir/flips.jsonl" --webhook "$dir/webhook-joined.jsonl" \
-      --alertname gpu-xid-error --json-out "$dir/latency.json" > "$dir/latency.md"
+      --alertname "$alertname" --json-out "$dir/latency.json" > "$dir/latency.md"
 done
 
 python3 "$here/summarize.py" --anchor "$anchor" \
-    --command "WARMUP=$warmup WINDOW=$window TRIALS=$trials${late_at:+ LATE_AT=$late_at} bench/side-by-side/run.sh GPUS" "${dirs[@]}" | tee "$out/side-by-side.md"
+    --command "WARMUP=$warmup WINDOW=$window TRIALS=$trials${late_at:+ LATE_AT=$late_at}${RULES:+ RULES=$RULES ALERTNAME=$alertname}${LAUNCH:+ LAUNCH=$LAUNCH}${GATEWAY_ARGS:+ GATEWAY_ARGS='$GATEWAY_ARGS'} bench/side-by-side/run.sh GPUS" "${dirs[@]}" | tee "$out/side-by-side.md"
