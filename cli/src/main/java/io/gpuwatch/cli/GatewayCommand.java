@@ -7,6 +7,7 @@ import io.gpuwatch.gateway.Gateway;
 import io.gpuwatch.gateway.GatewayConfig;
 import io.gpuwatch.gateway.auth.ApiTokens;
 import io.gpuwatch.gateway.auth.TokenFile;
+import io.gpuwatch.gateway.backtest.RecentFrames;
 import io.gpuwatch.gateway.capacity.Since;
 import io.gpuwatch.gateway.capacity.UsageKeeper;
 import io.gpuwatch.gateway.cluster.Cluster;
@@ -321,7 +322,7 @@ final class GatewayCommand implements Callable<Integer> {
         RuleFiles ruleFiles = new RuleFiles(rulePaths, reloadInterval);
         Gateway gateway = new Gateway(config, ruleSet, ruleFiles, probeTokens, out.receivers(), out.routing(),
                 InstantSource.system()).access(access).tls(tls).roster(roster, oncallFile)
-                .previewMemory(previewMemoryMb * (1L << 20))
+                .previewMemory(previewBudget())
                 .usageHistory(new UsageKeeper.Settings(resolution.millis(), retention.millis()));
         if (out.steps() != null) {
             gateway.stepReceivers(out.steps());
@@ -475,6 +476,17 @@ final class GatewayCommand implements Callable<Integer> {
             err.println("gateway: warm-up did not complete (" + rootMessage(e) + "); the first page may be slower");
             err.flush();
         }
+    }
+
+    /** The preview's memory: what --preview-memory-mb asks, within a quarter of the heap the JVM may grow to. */
+    private long previewBudget() {
+        long asked = previewMemoryMb * (1L << 20);
+        long budget = RecentFrames.budgetFor(asked, Runtime.getRuntime().maxMemory());
+        if (budget < asked) {
+            LOG.info("rule preview: keeps " + (budget >> 20) + " MiB of recent frames, a quarter of the heap, not the "
+                    + previewMemoryMb + " MiB of --preview-memory-mb");
+        }
+        return budget;
     }
 
     static String rootMessage(Throwable e) {

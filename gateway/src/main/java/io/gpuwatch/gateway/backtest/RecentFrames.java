@@ -4,6 +4,7 @@ import io.gpuwatch.protocol.CardReading;
 import io.gpuwatch.protocol.Frame;
 import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.protocol.ProcessInfo;
 import io.gpuwatch.protocol.Sample;
 import io.gpuwatch.protocol.Sched;
 
@@ -22,8 +23,10 @@ import java.util.Map;
 public final class RecentFrames {
     /** How far back a preview looks. */
     public static final long HORIZON_MS = 3600_000L;
-    /** Memory the frames may take: a reading is some 540 bytes, so an hour of about 30 cards at 1 Hz. */
+    /** Memory the frames may take: a reading is about 1 KB as decoded, so some 18 cards for an hour at 1 Hz. */
     public static final long DEFAULT_BUDGET_BYTES = 64L << 20;
+    /** The most of the heap the frames may take, whatever was asked: the windows and the rest need the others. */
+    public static final int HEAP_SHARE_DIVISOR = 4;
 
     private final long budgetBytes;
     private final ArrayDeque<TraceFrame> frames = new ArrayDeque<>();
@@ -91,13 +94,29 @@ public final class RecentFrames {
         return bytes;
     }
 
-    /** Roughly what a frame takes on the heap: its readings' value arrays dominate. */
+    /**
+     * The budget a gateway whose heap may grow to {@code maxHeapBytes} can give the frames: what was asked, at
+     * most a {@link #HEAP_SHARE_DIVISOR}th of the heap, so a small heap (`--fleet-size small`) is not filled.
+     */
+    public static long budgetFor(long askedBytes, long maxHeapBytes) {
+        return Math.min(askedBytes, maxHeapBytes / HEAP_SHARE_DIVISOR);
+    }
+
+    /**
+     * About what a frame takes on the heap as decoded (compressed references, 8-byte alignment): the frame and
+     * its list, per reading its record, value array and uuid, per process its record, boxed memory and three
+     * strings, which the decoder makes anew for every frame. RecentFramesTest holds it to the measured heap.
+     */
     static int estimate(Frame frame) {
-        int values = 16 + 8 * Metric.count();
+        int values = 16 + 16 + 8 * Metric.count();
         if (frame instanceof Sample s) {
-            int n = 48;
+            int n = 32 + 32 + 16 + 4 * s.cards().size();
             for (CardReading r : s.cards()) {
-                n += 64 + values + 48 * r.processes().size();
+                n += 24 + values + string(r.uuid()) + 24 + 4 * r.processes().size();
+                for (ProcessInfo p : r.processes()) {
+                    n += 40 + (p.usedMemBytes() == null ? 0 : 24) + string(p.task()) + string(p.owner())
+                            + string(p.business());
+                }
             }
             return n;
         }
@@ -105,5 +124,10 @@ public final class RecentFrames {
             return 128 + values + 96 * s.tasks().size();
         }
         return 96 + values;
+    }
+
+    /** A Latin-1 string's header and byte array. */
+    private static int string(String s) {
+        return s == null ? 0 : 24 + ((16 + s.length() + 7) & ~7);
     }
 }
