@@ -14,6 +14,14 @@ public interface Pauses {
     /** Nanoseconds of {@code [fromNanos, toNanos]} (on the engine's clock) the process spent stopped. */
     long pausedNanos(long fromNanos, long toNanos);
 
+    /** An engine starts evaluating: stops are watched for until the matching {@link #exit()}. */
+    default void enter() {
+    }
+
+    /** The engine is done with what it started at {@link #enter()}. */
+    default void exit() {
+    }
+
     /**
      * The stops of this JVM, as seen by one watchdog thread shared by every engine; the engine's clock must be
      * {@link System#nanoTime()}.

@@ -173,24 +173,29 @@ public final class RuleEngine {
             bringBack(nanoClock.getAsLong());
         }
         long[][] cost = costs.get(kind);
-        for (int i = 0; i < rules.size(); i++) {
-            Rule rule = rules.get(i);
-            if (!disabled.isEmpty() && disabled.containsKey(rule.name())) {
-                continue;
+        pauses.enter();
+        try {
+            for (int i = 0; i < rules.size(); i++) {
+                Rule rule = rules.get(i);
+                if (!disabled.isEmpty() && disabled.containsKey(rule.name())) {
+                    continue;
+                }
+                long started = nanoClock.getAsLong();
+                Transition change = step(rule, instanceKey, view, slots, now, started);
+                long took = nanoClock.getAsLong() - started;
+                cost[i][0]++;
+                cost[i][1] += took;
+                cost[i][2] = took;
+                if (took > budgetNanos) {
+                    overran(rule, instanceKey, started, took);
+                }
+                // what the sink does with a change (ledger, routing, delivery) is not the rule's time
+                if (change != null) {
+                    sink.accept(change);
+                }
             }
-            long started = nanoClock.getAsLong();
-            Transition change = step(rule, instanceKey, view, slots, now, started);
-            long took = nanoClock.getAsLong() - started;
-            cost[i][0]++;
-            cost[i][1] += took;
-            cost[i][2] = took;
-            if (took > budgetNanos) {
-                overran(rule, instanceKey, started, took);
-            }
-            // what the sink does with a change (ledger, routing, delivery) is not the rule's time
-            if (change != null) {
-                sink.accept(change);
-            }
+        } finally {
+            pauses.exit();
         }
     }
 

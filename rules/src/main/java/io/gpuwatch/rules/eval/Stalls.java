@@ -1,5 +1,7 @@
 package io.gpuwatch.rules.eval;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -18,30 +20,82 @@ final class Stalls implements Pauses {
     private static final int KEPT = 256;
 
     private static final class Holder {
-        static final Stalls WATCHDOG = start();
+        static final Stalls WATCHDOG = start("gpuwatch-stall-watchdog");
+    }
 
-        private static Stalls start() {
-            Stalls stalls = new Stalls();
-            Thread t = new Thread(() -> {
-                long last = System.nanoTime();
-                while (true) {
-                    LockSupport.parkNanos(BEAT_NANOS);
-                    long now = System.nanoTime();
-                    stalls.beat(last, now);
-                    last = now;
-                }
-            }, "gpuwatch-stall-watchdog");
-            t.setDaemon(true);
-            t.start();
-            return stalls;
+    private static final VarHandle EVALUATING;
+
+    static {
+        try {
+            EVALUATING = MethodHandles.lookup().findVarHandle(Stalls.class, "evaluating", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
         }
     }
+
+    /**
+     * A watchdog on a daemon thread of its own. It beats only while an engine evaluates: an idle gateway's
+     * watchdog woke 500 times a second for nothing (1.4 % of a core at 256 cards, docs/performance.md), and a
+     * stop while nothing evaluates cannot be charged to a rule.
+     */
+    static Stalls start(String name) {
+        Stalls stalls = new Stalls();
+        Thread t = new Thread(stalls::watch, name);
+        t.setDaemon(true);
+        stalls.thread = t;
+        t.start();
+        return stalls;
+    }
+
+    /** Engines evaluating now. */
+    private volatile int evaluating;
+    /** The watchdog is parked until an engine starts evaluating. */
+    private volatile boolean resting;
+    private Thread thread;
+    private long beats;
 
     /** Ends and starts of the latest stops, oldest overwritten first. */
     private final long[] starts = new long[KEPT];
     private final long[] ends = new long[KEPT];
     private int next;
     private int count;
+
+    private void watch() {
+        long last = System.nanoTime();
+        while (true) {
+            if (evaluating == 0) {
+                resting = true;
+                // checked again after saying so: an engine that started in between saw no rest and did not unpark
+                if (evaluating == 0) {
+                    LockSupport.park(this);
+                }
+                resting = false;
+                last = System.nanoTime();
+                continue;
+            }
+            LockSupport.parkNanos(BEAT_NANOS);
+            long now = System.nanoTime();
+            beat(last, now);
+            last = now;
+        }
+    }
+
+    @Override
+    public void enter() {
+        if ((int) EVALUATING.getAndAdd(this, 1) == 0 && resting && thread != null) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    @Override
+    public void exit() {
+        EVALUATING.getAndAdd(this, -1);
+    }
+
+    /** Beats so far: the watchdog's wake-ups while engines evaluated. */
+    synchronized long beats() {
+        return beats;
+    }
 
     /** The JVM's watchdog, started on first use. */
     static Stalls watchdog() {
@@ -50,6 +104,7 @@ final class Stalls implements Pauses {
 
     /** The watchdog slept from {@code sleptAt} and woke at {@code wokeAt}: anything later than due is a stop. */
     synchronized void beat(long sleptAt, long wokeAt) {
+        beats++;
         long due = sleptAt + BEAT_NANOS;
         if (wokeAt - due <= LATE_NANOS) {
             return;

@@ -59,15 +59,41 @@ class StallsTest {
             live.add(new long[4]);
         }
         long before = collectorMillis(collectors);
+        // the watchdog watches while an engine evaluates: the collection stands for a rule's evaluation
+        jvm.enter();
+        Thread.sleep(5);
         long from = System.nanoTime();
         System.gc();
         long to = System.nanoTime();
         Thread.sleep(20);
+        jvm.exit();
         long collected = collectorMillis(collectors) - before;
         assumeTrue(collected >= 30, "the collection took " + collected + " ms, too short to tell from scheduling");
         long seen = jvm.pausedNanos(from - 5 * MS, to + 5 * MS) / MS;
         assertTrue(seen >= collected / 2, "the watchdog saw " + seen + " ms of a " + collected + " ms collection ("
                 + live.size() + " objects live)");
+    }
+
+    @Test
+    void theWatchdogRestsWhileNothingIsEvaluated() throws Exception {
+        Stalls stalls = Stalls.start("stalls-test-watchdog");
+        Thread.sleep(100);
+        assertTrue(stalls.beats() <= 1, stalls.beats() + " beats with nothing evaluated");
+        stalls.enter();
+        stalls.enter();
+        stalls.exit();
+        Thread.sleep(100);
+        long watching = stalls.beats();
+        assertTrue(watching >= 10, watching + " beats in 100 ms of evaluation, at one per 2 ms asked");
+        stalls.exit();
+        Thread.sleep(20);
+        long rested = stalls.beats();
+        Thread.sleep(100);
+        assertTrue(stalls.beats() - rested <= 1, (stalls.beats() - rested) + " beats after the evaluations ended");
+        stalls.enter();
+        Thread.sleep(30);
+        stalls.exit();
+        assertTrue(stalls.beats() > rested, "it watches again when an evaluation starts");
     }
 
     private static long collectorMillis(List<GarbageCollectorMXBean> collectors) {
