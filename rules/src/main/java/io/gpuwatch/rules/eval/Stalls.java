@@ -34,9 +34,9 @@ final class Stalls implements Pauses {
     }
 
     /**
-     * A watchdog on a daemon thread of its own. It beats only while an engine evaluates: an idle gateway's
-     * watchdog woke 500 times a second for nothing (1.4 % of a core at 256 cards, docs/performance.md), and a
-     * stop while nothing evaluates cannot be charged to a rule.
+     * A watchdog on a daemon thread of its own. It beats only while an engine evaluates: beating all the time it
+     * took 0.84 % of a core on a 256-card gateway, resting between evaluations 0.17 % (docs/performance.md), and
+     * a stop while nothing evaluates cannot be charged to a rule.
      */
     static Stalls start(String name) {
         Stalls stalls = new Stalls();
