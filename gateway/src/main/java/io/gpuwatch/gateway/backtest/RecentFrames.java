@@ -23,7 +23,7 @@ import java.util.Map;
 public final class RecentFrames {
     /** How far back a preview looks. */
     public static final long HORIZON_MS = 3600_000L;
-    /** Memory the frames may take: a reading is about 1 KB as decoded, so some 18 cards for an hour at 1 Hz. */
+    /** Memory the frames may take: a reading is about 850 bytes as decoded, so some 20 cards for an hour at 1 Hz. */
     public static final long DEFAULT_BUDGET_BYTES = 64L << 20;
     /** The most of the heap the frames may take, whatever was asked: the windows and the rest need the others. */
     public static final int HEAP_SHARE_DIVISOR = 4;
