@@ -6,6 +6,7 @@ import io.gpuwatch.probe.app.ScrapeConfigLoader;
 import io.gpuwatch.probe.attribution.Attributor;
 import io.gpuwatch.probe.attribution.LabelsError;
 import io.gpuwatch.probe.attribution.LabelsWatch;
+import io.gpuwatch.probe.http.HttpGet;
 import io.gpuwatch.probe.nvml.Nvml;
 import io.gpuwatch.probe.nvml.NvmlError;
 import io.gpuwatch.probe.nvml.NvmlProbe;
@@ -363,8 +364,7 @@ final class ProbeCommand implements Callable<Integer> {
     /** Why {@code text} is no http:// or https:// URL with a host, or null when it is one. */
     static String httpUrlProblem(String text) {
         try {
-            URI u = new URI(text);
-            return ("http".equals(u.getScheme()) || "https".equals(u.getScheme())) && u.getHost() != null ? null
+            return HttpGet.fetchable(new URI(text)) ? null
                     : "expected an http:// or https:// URL with a host, like https://node-17:10250, got '" + text + "'";
         } catch (URISyntaxException e) {
             return "not a URL (" + e.getReason() + " at index " + e.getIndex() + "): '" + text + "'";

@@ -1,5 +1,6 @@
 package io.gpuwatch.probe.app;
 
+import io.gpuwatch.probe.http.HttpGet;
 import io.gpuwatch.probe.yaml.YamlDocument;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
@@ -178,8 +179,7 @@ public final class ScrapeConfigLoader {
 
         private String url(Node n, String url) {
             try {
-                URI uri = new URI(url);
-                if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+                if (!HttpGet.fetchable(new URI(url))) {
                     error(n, "'url' must be an http:// or https:// address with a host, like "
                             + "http://127.0.0.1:8000/metrics, got '" + url + "'");
                     return null;

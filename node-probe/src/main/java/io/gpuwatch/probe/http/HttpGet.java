@@ -56,15 +56,20 @@ public final class HttpGet implements AutoCloseable {
         this.maxBodyBytes = maxBodyBytes;
     }
 
+    /** Whether {@code url} is one this client fetches: {@code http://} or {@code https://} with a host. */
+    public static boolean fetchable(URI url) {
+        return ("http".equals(url.getScheme()) || "https".equals(url.getScheme())) && url.getHost() != null;
+    }
+
     /**
      * GETs {@code url} (http or https) with {@code headers} and reads a 200 answer's body with {@code reader}; an
      * answer with another status is a failure ({@code answered HTTP 503}), and so is any exception of the reader.
      */
     public <T> Fetched<T> get(URI url, Map<String, String> headers, BodyReader<T> reader) {
-        String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
-        if (!scheme.equals("http") && !scheme.equals("https") || url.getHost() == null) {
+        if (!fetchable(url)) {
             return new Fetched.Failed<>("not an http:// or https:// URL with a host");
         }
+        String scheme = url.getScheme();
         for (Map.Entry<String, String> h : headers.entrySet()) {
             if (h.getValue().indexOf('\r') >= 0 || h.getValue().indexOf('\n') >= 0) {
                 return new Fetched.Failed<>("the " + h.getKey() + " header has a line break");
