@@ -5,12 +5,12 @@ import picocli.CommandLine.Command;
 
 import java.util.Arrays;
 
-/** The {@code gpuwatch} command line: gateway, probe, demo, rules and token tools. */
+/** The {@code gpuwatch} command line: gateway, probe, demo, rules, trace and token tools. */
 @Command(name = "gpuwatch", mixinStandardHelpOptions = true, version = "gpuwatch 0.1.0",
         description = "Alerting for GPU fleets: node probes, a windowing gateway, composite rules, deduplicated pages.",
         subcommands = {GatewayCommand.class, ProbeCommand.class, DemoCommand.class, RulesCommand.class,
                 ConfigCommand.class, OnCallCommand.class, BenchCommand.class, TokenCommand.class, SchedCommand.class,
-                ReportCommand.class, CommandLine.HelpCommand.class})
+                ReportCommand.class, TraceCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

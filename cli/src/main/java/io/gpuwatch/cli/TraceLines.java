@@ -4,10 +4,13 @@ import io.gpuwatch.gateway.backtest.TraceFrame;
 import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.protocol.codec.Decoded;
 import io.gpuwatch.protocol.codec.FrameCodec;
+import io.gpuwatch.protocol.trace.BinaryTrace;
+import io.gpuwatch.protocol.trace.BinaryTraceReader;
 
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PushbackInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,8 +29,8 @@ import java.util.function.Consumer;
 import java.util.zip.GZIPInputStream;
 
 /**
- * The frames of a trace file (one protocol frame per line, plain or gzipped when the name ends in {@code .gz}),
- * streamed in file order. A line that is not a valid frame is reported as {@code file:line: message} and
+ * The frames of a trace file (one protocol frame per line, or the binary form of protocol §8.1, told apart by its
+ * first bytes; plain or gzipped when the name ends in {@code .gz}), streamed in file order. A line that is not a valid frame is reported as {@code file:line: message} and
  * skipped; a read error ends the frames and is kept for {@link #failure()}. Decoding JSON is most of a
  * backtest's work, so one thread reads lines and a small pool decodes them in batches while the caller replays;
  * at most a few batches are held at a time. Problems are reported on the iterating thread, in file order.
@@ -35,6 +38,7 @@ import java.util.zip.GZIPInputStream;
  */
 final class TraceLines implements Iterable<TraceFrame>, AutoCloseable {
     private static final int BATCH = 512;
+    private static final int BINARY_BATCH = 64;
 
     private final Path file;
     private final Consumer<String> problems;
@@ -58,10 +62,14 @@ final class TraceLines implements Iterable<TraceFrame>, AutoCloseable {
         this.problems = problems;
         this.size = Files.size(file);
         InputStream in = new Counting(Files.newInputStream(file), bytesRead);
+        boolean binary;
         try {
             if (file.getFileName().toString().endsWith(".gz")) {
                 in = new GZIPInputStream(in, 64 * 1024);
             }
+            PushbackInputStream head = new PushbackInputStream(in, BinaryTrace.MAGIC_BYTES);
+            binary = BinaryTrace.starts(head);
+            in = head;
         } catch (IOException e) {
             in.close();
             throw e;
@@ -69,8 +77,10 @@ final class TraceLines implements Iterable<TraceFrame>, AutoCloseable {
         this.in = in;
         int threads = Math.min(8, Runtime.getRuntime().availableProcessors());
         this.decoders = Executors.newFixedThreadPool(threads, r -> daemon(r, "trace-decoder"));
-        this.batches = new ArrayBlockingQueue<>(threads * 4);
-        this.lineReader = daemon(this::readAhead, "trace-reader");
+        // a binary trace is read far faster than it is replayed: frames queued longer would outlive the young
+        // generation and be copied and promoted, which costs the replay more than reading them did
+        this.batches = new ArrayBlockingQueue<>(binary ? 2 : threads * 4);
+        this.lineReader = daemon(binary ? this::readBinary : this::readAhead, "trace-reader");
         lineReader.start();
     }
 
@@ -117,6 +127,42 @@ final class TraceLines implements Iterable<TraceFrame>, AutoCloseable {
                 String f = failed;
                 boolean last = c.last() || failed != null;
                 batches.put(CompletableFuture.supplyAsync(() -> decode(c, f, last), decoders));
+                if (last) {
+                    return;
+                }
+            }
+        } catch (InterruptedException e) {
+            // closed before the end: nobody waits for the rest
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * The reader thread of a binary trace (protocol §8.1): its records need no decoding pool, only reading in
+     * order, so this thread reads them in batches and queues them ready.
+     */
+    private void readBinary() {
+        BinaryTraceReader reader = new BinaryTraceReader(in, file.toString(), codec.limits());
+        try {
+            while (true) {
+                List<Object> items = new ArrayList<>(BINARY_BATCH);
+                String failed = null;
+                boolean last = false;
+                try {
+                    while (items.size() < BINARY_BATCH) {
+                        BinaryTraceReader.Entry e = reader.next();
+                        if (e == null) {
+                            last = true;
+                            break;
+                        }
+                        items.add(e instanceof BinaryTraceReader.Read r ? new TraceFrame(r.node(), r.frame())
+                                : ((BinaryTraceReader.Problem) e).message());
+                    }
+                } catch (IOException e) {
+                    failed = file + ": cannot read further: " + e.getMessage();
+                    last = true;
+                }
+                batches.put(CompletableFuture.completedFuture(new Batch(items, failed, last)));
                 if (last) {
                     return;
                 }

@@ -43,7 +43,8 @@ class AlertQualityFloorTest {
         score[4] = "--format";
         score[5] = "json";
         for (int i = 0; i < SLICE.length; i++) {
-            Path trace = dir.resolve(SLICE[i] + ".trace.gz");
+            // half in each trace form: offline recording, labels beside the trace and scoring, binary too
+            Path trace = dir.resolve(SLICE[i] + (i % 2 == 0 ? ".trace.gz" : ".gwt"));
             assertEquals(0, gpuwatch("probe", "--sim", "../examples/corpus/" + SLICE[i] + ".yaml", "--record",
                     trace.toString()), err::toString);
             score[6 + i] = trace.toString();

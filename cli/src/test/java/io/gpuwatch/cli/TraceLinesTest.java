@@ -7,6 +7,7 @@ import io.gpuwatch.probe.scenario.Scenario;
 import io.gpuwatch.probe.scenario.ScenarioLoad;
 import io.gpuwatch.probe.scenario.ScenarioLoader;
 import io.gpuwatch.probe.sim.SimFleet;
+import io.gpuwatch.probe.trace.TraceWriter;
 import io.gpuwatch.protocol.Event;
 import io.gpuwatch.protocol.Frame;
 import io.gpuwatch.protocol.Hello;
@@ -24,9 +25,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 import java.util.zip.GZIPOutputStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -74,6 +77,56 @@ class TraceLinesTest {
                     problems);
             assertEquals(expected, Backtest.run(rules.ruleSet(), frames, s -> { }, (f, v) -> { }).alerts());
         }
+    }
+
+    @Test
+    void aBinaryTraceGivesTheFramesAndAlertsOfItsJsonTrace() throws Exception {
+        Path plain = dir.resolve("demo.jsonl");
+        Files.write(plain, demoTrace(600));
+        List<TraceFrame> reference = reference(plain, new ArrayList<>());
+        RuleLoad rules = RuleSet.load(List.of(Path.of("../examples/rules")));
+        List<Episode> expected = Backtest.run(rules.ruleSet(), reference, s -> { }, (f, v) -> { }).alerts();
+        for (String name : List.of("demo.gwt", "demo.gwt.gz")) {
+            Path file = dir.resolve(name);
+            try (TraceWriter w = TraceWriter.open(file, Integer.MAX_VALUE)) {
+                for (TraceFrame f : reference) {
+                    assertTrue(w.write(f.frame(), f.frame() instanceof Hello ? null : f.node()));
+                }
+            }
+            List<String> problems = new ArrayList<>();
+            List<TraceFrame> frames = new ArrayList<>();
+            try (TraceLines lines = new TraceLines(file, problems::add)) {
+                lines.forEach(frames::add);
+            }
+            assertEquals(List.of(), problems, name);
+            assertEquals(reference, frames, name);
+            assertEquals(expected, Backtest.run(rules.ruleSet(), frames, s -> { }, (f, v) -> { }).alerts(), name);
+            assertTrue(Files.size(file) < Files.size(plain) / 3, name + " is smaller than the JSON");
+        }
+    }
+
+    @Test
+    void aBinaryTraceCutShortReportsWhereAndKeepsWhatCameBefore() throws Exception {
+        Path plain = dir.resolve("demo.jsonl");
+        Files.write(plain, demoTrace(60));
+        List<TraceFrame> reference = reference(plain, new ArrayList<>());
+        Path file = dir.resolve("cut.gwt");
+        try (TraceWriter w = TraceWriter.open(file, Integer.MAX_VALUE)) {
+            for (TraceFrame f : reference) {
+                w.write(f.frame(), f.frame() instanceof Hello ? null : f.node());
+            }
+        }
+        byte[] whole = Files.readAllBytes(file);
+        Files.write(file, Arrays.copyOf(whole, whole.length - 10));
+        List<String> problems = new ArrayList<>();
+        List<TraceFrame> frames = new ArrayList<>();
+        try (TraceLines lines = new TraceLines(file, problems::add)) {
+            lines.forEach(frames::add);
+        }
+        assertEquals(reference.subList(0, reference.size() - 1), frames);
+        assertEquals(1, problems.size(), problems.toString());
+        assertTrue(problems.get(0).matches(Pattern.quote(file.toString())
+                + ": byte \\d+: the file ends inside a record .*"), problems.get(0));
     }
 
     /** The demo fleet's frames, lines ended by LF, CR LF and CR in turn, with a blank, a bad and a non-ASCII line. */

@@ -1,5 +1,7 @@
 package io.gpuwatch.gateway.score;
 
+import io.gpuwatch.protocol.trace.TraceNames;
+
 import java.util.List;
 
 /**
@@ -13,17 +15,6 @@ public record Labels(String file, String trace, String scenario, long start, Lis
 
     /** Where a trace's labels are looked for: {@code <name>.labels.yaml} beside it, trace suffixes dropped. */
     public static String besideTrace(String traceFileName) {
-        String name = traceFileName;
-        boolean stripped = true;
-        while (stripped) {
-            stripped = false;
-            for (String suffix : new String[] {".gz", ".jsonl", ".trace"}) {
-                if (name.endsWith(suffix) && name.length() > suffix.length()) {
-                    name = name.substring(0, name.length() - suffix.length());
-                    stripped = true;
-                }
-            }
-        }
-        return name + ".labels.yaml";
+        return TraceNames.base(traceFileName) + ".labels.yaml";
     }
 }

@@ -94,6 +94,7 @@ class LabelsFileTest {
     void theLabelsOfATraceLieBesideItWithoutTheTraceSuffixes() {
         assertEquals("pretrain-day.labels.yaml", Labels.besideTrace("pretrain-day.trace.gz"));
         assertEquals("night.labels.yaml", Labels.besideTrace("night.jsonl.gz"));
+        assertEquals("day.labels.yaml", Labels.besideTrace("day.gwt.gz"));
         assertEquals("plain.labels.yaml", Labels.besideTrace("plain"));
     }
 }

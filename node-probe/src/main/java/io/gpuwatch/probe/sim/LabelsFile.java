@@ -1,6 +1,7 @@
 package io.gpuwatch.probe.sim;
 
 import io.gpuwatch.probe.scenario.Expectation;
+import io.gpuwatch.protocol.trace.TraceNames;
 import org.snakeyaml.engine.v2.api.Dump;
 import org.snakeyaml.engine.v2.api.DumpSettings;
 import org.snakeyaml.engine.v2.common.FlowStyle;
@@ -23,14 +24,9 @@ public final class LabelsFile {
     private LabelsFile() {
     }
 
-    /** Where the labels of a trace go: its name less {@code .gz}, {@code .jsonl}, {@code .trace}, plus {@code .labels.yaml}. */
+    /** Where the labels of a trace go: its name less its trace suffixes (protocol §8), plus {@code .labels.yaml}. */
     public static Path beside(Path trace) {
-        String name = trace.getFileName().toString();
-        String base = name;
-        while (base.matches(".+\\.(gz|jsonl|trace)")) {
-            base = base.substring(0, base.lastIndexOf('.'));
-        }
-        return trace.resolveSibling(base + ".labels.yaml");
+        return trace.resolveSibling(TraceNames.base(trace.getFileName().toString()) + ".labels.yaml");
     }
 
     /** The labels file's text. */

@@ -22,6 +22,8 @@ public record TraceError(String source, long lineNo, String code, String path, S
     public static final String ENDED_EARLY = "ended_early";
     /** The file cannot be opened or read (further). */
     public static final String UNREADABLE = "unreadable";
+    /** A record of a binary trace that cannot be read; it ends the trace unless it is a bad frame's JSON. */
+    public static final String BAD_RECORD = "bad_record";
 
     /** {@code source:line: message}, or {@code source: message} for the whole file. */
     @Override

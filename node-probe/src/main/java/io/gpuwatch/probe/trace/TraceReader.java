@@ -9,11 +9,14 @@ import io.gpuwatch.protocol.Welcome;
 import io.gpuwatch.protocol.codec.Decoded;
 import io.gpuwatch.protocol.codec.FrameCodec;
 import io.gpuwatch.protocol.codec.FrameLimits;
+import io.gpuwatch.protocol.trace.BinaryTrace;
+import io.gpuwatch.protocol.trace.BinaryTraceReader;
 
 import java.io.BufferedInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PushbackInputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
@@ -34,7 +37,8 @@ import java.util.zip.GZIPInputStream;
 import java.util.zip.ZipException;
 
 /**
- * Reads a trace (protocol §8), plain or gzipped (told apart by the gzip magic, not the name), one line at a time
+ * Reads a trace (protocol §8), plain or gzipped (told apart by the gzip magic, not the name), JSON lines or the
+ * binary form of §8.1 (told apart by its magic; its records are numbered in place of lines), one line at a time
  * and in constant memory. Each line gives a {@link TraceEntry} or a {@link TraceError} naming {@code file:line},
  * after which reading goes on with the next line; a gzip stream that breaks off (its recorder was killed) gives
  * every complete line, then one {@link TraceError#ENDED_EARLY} error. A frame other than hello names its producer
@@ -54,6 +58,8 @@ public final class TraceReader implements Iterator<TraceLine>, AutoCloseable {
     private final Map<String, Hello> hellos = new LinkedHashMap<>();
     private final byte[] chunk = new byte[CHUNK];
     private InputStream in;
+    /** Set when the file is a binary trace. */
+    private BinaryTraceReader binary;
     private int pos;
     private int limit;
     private byte[] line = new byte[1024];
@@ -89,7 +95,12 @@ public final class TraceReader implements Iterator<TraceLine>, AutoCloseable {
             buffered.mark(2);
             boolean gzip = buffered.read() == 0x1f && buffered.read() == 0x8b;
             buffered.reset();
-            r.in = gzip ? new GZIPInputStream(buffered, CHUNK) : buffered;
+            PushbackInputStream in = new PushbackInputStream(gzip ? new GZIPInputStream(buffered, CHUNK) : buffered,
+                    BinaryTrace.MAGIC_BYTES);
+            r.in = in;
+            if (BinaryTrace.starts(in)) {
+                r.binary = new BinaryTraceReader(in, r.source, limits);
+            }
         } catch (IOException e) {
             r.stop(r.failure(e));
             close(raw);
@@ -151,6 +162,9 @@ public final class TraceReader implements Iterator<TraceLine>, AutoCloseable {
 
     /** The next entry or error, or null at the end. */
     private TraceLine read() {
+        if (binary != null) {
+            return readRecord();
+        }
         while (!ended) {
             boolean got;
             try {
@@ -165,6 +179,34 @@ public final class TraceReader implements Iterator<TraceLine>, AutoCloseable {
                 return null;
             }
             TraceLine l = decodeLine();
+            if (l != null) {
+                return l;
+            }
+        }
+        return null;
+    }
+
+    /** The next record of a binary trace (protocol §8.1), numbered in place of a line. */
+    private TraceLine readRecord() {
+        while (!ended) {
+            BinaryTraceReader.Entry e;
+            try {
+                e = binary.next();
+            } catch (IOException ex) {
+                TraceError broken = failure(ex);
+                stop(null);
+                return broken;
+            }
+            if (e == null) {
+                stop(null);
+                return null;
+            }
+            lineNo++;
+            if (e instanceof BinaryTraceReader.Problem p) {
+                return bad(TraceError.BAD_RECORD, "", "byte " + p.at() + ": " + p.what());
+            }
+            BinaryTraceReader.Read read = (BinaryTraceReader.Read) e;
+            TraceLine l = decoded(read.frame(), read.frame() instanceof Hello ? null : read.node());
             if (l != null) {
                 return l;
             }
@@ -245,7 +287,11 @@ public final class TraceReader implements Iterator<TraceLine>, AutoCloseable {
             return bad(b.code(), b.path(), b.message());
         }
         Decoded.Ok ok = (Decoded.Ok) decoded;
-        Frame frame = ok.frame();
+        return decoded(ok.frame(), ok.node());
+    }
+
+    /** A decoded frame's entry, its producer told by {@code node} (a hello names its own), or its error. */
+    private TraceLine decoded(Frame frame, String node) {
         if (frame instanceof Hello h) {
             hellos.put(h.node(), h);
             return entry(h.node(), h);
@@ -255,7 +301,6 @@ public final class TraceReader implements Iterator<TraceLine>, AutoCloseable {
             return bad(TraceError.NOT_PRODUCER_FRAME, "type", "a '" + frame.type()
                     + "' frame is sent by the gateway; a trace holds the frames of producers");
         }
-        String node = ok.node();
         if (node == null) {
             if (hellos.size() == 1) {
                 return entry(hellos.keySet().iterator().next(), frame);

@@ -2,15 +2,11 @@ package io.gpuwatch.probe.trace;
 
 import io.gpuwatch.protocol.Frame;
 import io.gpuwatch.protocol.Hello;
-import io.gpuwatch.protocol.codec.FrameCodec;
+import io.gpuwatch.protocol.trace.TraceNames;
 
-import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -21,11 +17,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
 import java.util.regex.Pattern;
-import java.util.zip.GZIPOutputStream;
 
 /**
  * Appends frames to a trace (protocol §8): one JSON object per line, a hello as it is, every other frame with its
- * producer's {@code "node"} key; gzipped when the file name ends in {@code .gz}. Encoding and I/O happen on one
+ * producer's {@code "node"} key, or the binary form of §8.1 when the file name ends in {@code .gwt} or
+ * {@code .gwt.gz}; gzipped when the file name ends in {@code .gz}. Encoding and I/O happen on one
  * writer thread, so {@link #write} never blocks and may be called from an event loop. The queue is bounded for
  * readings: when it is full a sample (app, sched) is dropped and counted, while events and hellos are always
  * taken. What is written reaches the file at least once a second; {@link #close()} writes the rest and the gzip
@@ -52,8 +48,7 @@ public final class TraceWriter implements AutoCloseable {
 
     private final String name;
     private final int capacity;
-    private final Writer out;
-    private final FrameCodec codec = new FrameCodec();
+    private final TraceSink out;
     private final LinkedBlockingQueue<Item> queue = new LinkedBlockingQueue<>();
     private final AtomicBoolean closing = new AtomicBoolean();
     private final AtomicLong droppedReadings = new AtomicLong();
@@ -70,11 +65,12 @@ public final class TraceWriter implements AutoCloseable {
     /** Likewise, shedding readings once {@code capacity} frames wait to be written. */
     public static TraceWriter open(Path file, int capacity) throws IOException {
         Path name = file.getFileName();
-        boolean gzip = name != null && name.toString().endsWith(".gz");
+        boolean gzip = name != null && TraceNames.gzip(name.toString());
+        boolean binary = name != null && TraceNames.binary(name.toString());
         OutputStream sink = Files.newOutputStream(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND,
                 StandardOpenOption.WRITE);
         try {
-            return new TraceWriter(sink, gzip, file.toString(), capacity);
+            return new TraceWriter(sink, gzip, binary, file.toString(), capacity);
         } catch (IOException | RuntimeException e) {
             sink.close();
             throw e;
@@ -82,19 +78,23 @@ public final class TraceWriter implements AutoCloseable {
     }
 
     /**
-     * A writer onto any stream, which it closes on {@link #close()}.
+     * A writer of JSON lines onto any stream, which it closes on {@link #close()}.
      *
      * @param name names the trace in log lines and errors
      */
     public TraceWriter(OutputStream sink, boolean gzip, String name, int capacity) throws IOException {
+        this(sink, gzip, false, name, capacity);
+    }
+
+    /** Likewise, in the binary form of protocol §8.1 when {@code binary}. */
+    public TraceWriter(OutputStream sink, boolean gzip, boolean binary, String name, int capacity)
+            throws IOException {
         if (capacity < 1) {
             throw new IllegalArgumentException("a trace writer needs room for at least one frame, got " + capacity);
         }
         this.name = name;
         this.capacity = capacity;
-        // sync flush makes every flushed line readable from a file whose writer was killed before the trailer
-        OutputStream bytes = gzip ? new GZIPOutputStream(sink, 1 << 16, true) : sink;
-        this.out = new BufferedWriter(new OutputStreamWriter(bytes, StandardCharsets.UTF_8), 1 << 16);
+        this.out = new TraceSink(sink, gzip, binary);
         this.thread = new Thread(this::run, "gpuwatch-trace-writer");
         thread.setDaemon(true);
         thread.start();
@@ -203,8 +203,7 @@ public final class TraceWriter implements AutoCloseable {
             return;
         }
         try {
-            out.write(codec.encode(line.frame(), line.frame() instanceof Hello ? null : line.node()));
-            out.write('\n');
+            out.write(line.frame(), line.node());
             written++;
         } catch (IOException e) {
             failed(e);

@@ -163,6 +163,7 @@ class SimRecorderTest {
         assertEquals(Path.of("c/day.labels.yaml"), LabelsFile.beside(Path.of("c/day.trace.gz")));
         assertEquals(Path.of("day.labels.yaml"), LabelsFile.beside(Path.of("day.jsonl.gz")));
         assertEquals(Path.of("day.labels.yaml"), LabelsFile.beside(Path.of("day.jsonl")));
+        assertEquals(Path.of("day.labels.yaml"), LabelsFile.beside(Path.of("day.gwt")));
     }
 
     @Test

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -79,7 +80,7 @@ class TraceRoundTripTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"fleet.jsonl", "fleet.jsonl.gz"})
+    @ValueSource(strings = {"fleet.jsonl", "fleet.jsonl.gz", "fleet.gwt", "fleet.gwt.gz"})
     void framesOfSeveralNodesComeBackEqualWithTheirNodesAndLineNumbers(String name) throws IOException {
         Path file = dir.resolve(name);
         try (TraceWriter w = TraceWriter.open(file)) {
@@ -90,6 +91,29 @@ class TraceRoundTripTest {
         assertEquals(fleet(), entries(lines));
         assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L),
                 lines.stream().map(l -> ((TraceEntry) l).lineNo()).toList());
+    }
+
+    @Test
+    void aBinaryTraceIsReadRecordByRecordAndSaysWhereItBroke() throws Exception {
+        Path file = dir.resolve("live.gwt");
+        Path copy = dir.resolve("killed.gwt");
+        List<Line> all = fleet();
+        try (TraceWriter w = TraceWriter.open(file)) {
+            write(w, all.subList(0, 6));
+            w.flush().get(5, TimeUnit.SECONDS);
+            write(w, all.subList(6, all.size()));
+        }
+        byte[] whole = Files.readAllBytes(file);
+        assertFalse(Files.readString(file, StandardCharsets.ISO_8859_1).contains("\"tempC\""),
+                "samples are numbers, not JSON");
+        // a recorder killed in the middle of its last record
+        Files.write(copy, Arrays.copyOf(whole, whole.length - 3));
+        List<TraceLine> cut = readAll(copy);
+        assertEquals(all.subList(0, 9), entries(cut));
+        TraceError end = assertInstanceOf(TraceError.class, cut.get(9));
+        assertEquals(TraceError.BAD_RECORD, end.code());
+        assertTrue(end.toString().matches("\\S+killed\\.gwt:10: byte \\d+: the file ends inside a record .*"),
+                end.toString());
     }
 
     @Test
@@ -108,7 +132,7 @@ class TraceRoundTripTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"again.jsonl", "again.jsonl.gz"})
+    @ValueSource(strings = {"again.jsonl", "again.jsonl.gz", "again.gwt", "again.gwt.gz"})
     void openingAnExistingTraceAppendsToIt(String name) throws IOException {
         Path file = dir.resolve(name);
         List<Line> all = fleet();
