@@ -1,7 +1,6 @@
 package io.gpuwatch.cli;
 
 import io.gpuwatch.probe.trace.TraceEntry;
-import io.gpuwatch.probe.trace.TraceError;
 import io.gpuwatch.probe.trace.TraceLine;
 import io.gpuwatch.probe.trace.TraceReader;
 import io.gpuwatch.probe.trace.TraceSink;
@@ -55,7 +54,6 @@ final class TraceCommand implements Runnable {
             Path partial = out.resolveSibling(name + ".partial");
             long frames = 0;
             long bad = 0;
-            boolean unreadable = false;
             try (TraceReader reader = TraceReader.open(in)) {
                 try (OutputStream file = Files.newOutputStream(partial);
                      TraceSink sink = new TraceSink(file, TraceNames.gzip(name), TraceNames.binary(name))) {
@@ -65,14 +63,13 @@ final class TraceCommand implements Runnable {
                             sink.write(e.frame(), e.node());
                             frames++;
                         } else {
-                            TraceError error = (TraceError) line;
-                            err.println(error);
+                            err.println(line);
                             bad++;
-                            unreadable |= error.lineNo() == 0 && frames == 0;
                         }
                     }
                 }
-                if (unreadable) {
+                if (frames == 0 && bad > 0) {
+                    // nothing could be read: no empty trace in OUT's place
                     Files.deleteIfExists(partial);
                     return 1;
                 }

@@ -30,11 +30,12 @@ import java.util.zip.GZIPInputStream;
 
 /**
  * The frames of a trace file (one protocol frame per line, or the binary form of protocol §8.1, told apart by its
- * first bytes; plain or gzipped when the name ends in {@code .gz}), streamed in file order. A line that is not a valid frame is reported as {@code file:line: message} and
- * skipped; a read error ends the frames and is kept for {@link #failure()}. Decoding JSON is most of a
- * backtest's work, so one thread reads lines and a small pool decodes them in batches while the caller replays;
- * at most a few batches are held at a time. Problems are reported on the iterating thread, in file order.
- * Iterate once, then close.
+ * first bytes; plain or gzipped when the name ends in {@code .gz}), streamed in file order. A line that is not a
+ * valid frame is reported as {@code file:line: message} and skipped (a binary record as {@code file: byte N:}); a
+ * read error ends the frames and is kept for {@link #failure()}. Decoding JSON is most of a backtest's work, so
+ * one thread reads lines and a small pool decodes them in batches while the caller replays (a binary trace needs
+ * only the reading thread); at most a few batches are held at a time. Problems are reported on the iterating
+ * thread, in file order. Iterate once, then close.
  */
 final class TraceLines implements Iterable<TraceFrame>, AutoCloseable {
     private static final int BATCH = 512;

@@ -16,6 +16,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PushbackInputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -162,6 +163,26 @@ class BinaryTraceTest {
         assertEquals("night", TraceNames.base("night.trace.jsonl.gz"));
         assertEquals(".gz", TraceNames.base(".gz"));
         assertTrue(readAll(write(List.of())).isEmpty());
+    }
+
+    @Test
+    void fieldsAndRecordsOfALaterVersionAreSkipped() throws IOException {
+        ByteArrayOutputStream file = new ByteArrayOutputStream();
+        file.write(BinaryTrace.MAGIC);
+        file.write(new byte[] {1, 2});
+        for (String field : List.of("gpuUtil", "futureThing")) {
+            file.write(field.length());
+            file.write(field.getBytes(StandardCharsets.UTF_8));
+        }
+        // a sample of node "n" at ts 2000 whose card holds gpuUtil 55 and a field this version does not know
+        byte[] sample = {1, 1, 1, 'n', 0, (byte) 0xA0, 0x1F, 1, 1, 5, 'G', 'P', 'U', '-', '1', 3, 0, 110, 0, 14, 0};
+        file.write(sample.length);
+        file.write(sample);
+        // a record of a kind this version does not know
+        file.write(new byte[] {3, 9, 42, 42});
+        List<Written> back = readAll(file.toByteArray());
+        assertEquals(List.of(new Written("n", new Sample(0, 2000, List.of(new CardReading("GPU-1",
+                MetricValues.builder().set(Metric.GPU_UTIL, 55).build(), List.of()))))), back);
     }
 
     @Test
