@@ -51,6 +51,7 @@ public final class BinaryTraceReader {
     private final FrameCodec codec;
     private final FrameLimits limits;
     private final int maxRecord;
+    private final long maxStrings;
     private byte[] buf = new byte[CHUNK];
     private int pos;
     private int limit;
@@ -79,6 +80,8 @@ public final class BinaryTraceReader {
         this.codec = new FrameCodec(limits);
         // a frame record is a trace line: a wire frame plus the "node" key
         this.maxRecord = limits.maxFrameBytes() + 512;
+        // a writer forgets its table once it holds MAX_STRINGS, so one sample's worth more is all a file can add
+        this.maxStrings = BinaryTrace.MAX_STRINGS + 1 + limits.maxCards() * (1 + 3L * limits.maxProcessesPerCard());
     }
 
     /** The next entry, or null at the end of the trace. */
@@ -323,6 +326,9 @@ public final class BinaryTraceReader {
             return null;
         }
         if (ref == 1) {
+            if (strings.size() >= maxStrings) {
+                throw new Malformed("more than " + maxStrings + " strings without a forget record");
+            }
             int len = varint();
             if (len < 0 || len > limits.maxStringChars() * 3 || len > recordEnd - pos) {
                 throw new Malformed("a string of " + len + " bytes");

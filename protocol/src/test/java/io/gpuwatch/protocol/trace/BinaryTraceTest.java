@@ -146,6 +146,34 @@ class BinaryTraceTest {
     }
 
     @Test
+    void aFileThatNeverForgetsItsStringsIsStoppedBeforeItFillsTheMemory() throws IOException {
+        FrameLimits small = new FrameLimits(1 << 20, 1, 1, 64);
+        ByteArrayOutputStream file = new ByteArrayOutputStream();
+        file.write(write(List.of()));
+        int samples = BinaryTrace.MAX_STRINGS + 10;
+        for (int i = 0; i < samples; i++) {
+            // a sample whose node is a new string each time, and no forget record
+            byte[] node = ("n" + i).getBytes(StandardCharsets.UTF_8);
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
+            body.write(new byte[] {1, 1, (byte) node.length});
+            body.write(node);
+            body.write(new byte[] {0, 0, 0});
+            file.write(body.size());
+            file.write(body.toByteArray());
+        }
+        BinaryTraceReader r = new BinaryTraceReader(new ByteArrayInputStream(file.toByteArray()), "t.gwt", small);
+        int read = 0;
+        BinaryTraceReader.Entry e;
+        while ((e = r.next()) instanceof BinaryTraceReader.Read) {
+            read++;
+        }
+        // the table's bound plus one sample's worth: a node, a card and its process's three
+        assertEquals(BinaryTrace.MAX_STRINGS + 5, read);
+        assertTrue(((BinaryTraceReader.Problem) e).what().startsWith("more than "), e.toString());
+        assertNull(r.next());
+    }
+
+    @Test
     void otherFilesAreNamedForWhatTheyAre() throws IOException {
         List<Object> entries = entries("{\"type\":\"hello\"}\n".getBytes());
         BinaryTraceReader.Problem p = assertInstanceOf(BinaryTraceReader.Problem.class, entries.get(0));
