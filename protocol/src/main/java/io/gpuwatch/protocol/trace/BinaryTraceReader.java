@@ -63,14 +63,11 @@ public final class BinaryTraceReader {
     /** By field number of the file's table: this build's metric ordinal, or -1 for a field it does not know. */
     private int[] ordinals;
     private final List<String> strings = new ArrayList<>();
-    private final List<Previous> previous = new ArrayList<>();
+    private final Mantissas previous = new Mantissas(0);
     private final Map<String, long[]> nodeStamps = new HashMap<>();
     private int recordEnd;
     /** The number of the string last read by {@link #string}, or -1 for null. */
     private int lastRef;
-
-    private record Previous(long[] mantissa, int[] scale) {
-    }
 
     /** A reader of {@code in} named {@code source} in problems, taking frames within {@code limits}. */
     public BinaryTraceReader(InputStream in, String source, FrameLimits limits) {
@@ -156,6 +153,7 @@ public final class BinaryTraceReader {
                 return problem(base + pos, "a table of " + n + " fields");
             }
             ordinals = new int[n];
+            previous.clear(n);
             for (int i = 0; i < n; i++) {
                 fillOrFail(10);
                 int len = varint();
@@ -226,7 +224,7 @@ public final class BinaryTraceReader {
 
     private void forget() {
         strings.clear();
-        previous.clear();
+        previous.clear(ordinals.length);
         nodeStamps.clear();
     }
 
@@ -247,7 +245,7 @@ public final class BinaryTraceReader {
         List<CardReading> cards = new ArrayList<>(n);
         for (int c = 0; c < n; c++) {
             String uuid = string(false);
-            MetricValues values = values(previousOf(lastRef));
+            MetricValues values = values(previous.of(lastRef));
             int p = count(limits.maxProcessesPerCard(), "processes");
             List<ProcessInfo> processes = new ArrayList<>(p);
             for (int i = 0; i < p; i++) {
@@ -264,20 +262,7 @@ public final class BinaryTraceReader {
         return new Read(node, new Sample(seq, ts, cards));
     }
 
-    private Previous previousOf(int id) {
-        while (previous.size() <= id) {
-            previous.add(null);
-        }
-        Previous prev = previous.get(id);
-        if (prev == null) {
-            prev = new Previous(new long[ordinals.length], new int[ordinals.length]);
-            Arrays.fill(prev.scale(), -1);
-            previous.set(id, prev);
-        }
-        return prev;
-    }
-
-    private MetricValues values(Previous prev) {
+    private MetricValues values(Mantissas.Card prev) {
         int fields = ordinals.length;
         long[] masks = new long[(fields + 63) / 64];
         for (int w = 0; w < masks.length; w++) {

@@ -12,10 +12,8 @@ import io.gpuwatch.protocol.codec.FrameCodec;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 
 /** Writes frames in the {@link BinaryTrace} format onto a stream (buffer it); one owner writes. */
@@ -25,14 +23,9 @@ public final class BinaryTraceWriter {
     private final Bytes body = new Bytes();
     private final Bytes head = new Bytes();
     private final Map<String, Integer> strings = new HashMap<>();
-    /** By string number: the previous sample's mantissas and scales of a card, for uuids. */
-    private final List<Previous> previous = new ArrayList<>();
+    private final Mantissas previous = new Mantissas(Metric.count());
     private final Map<String, long[]> nodeStamps = new HashMap<>();
     private final int fields = Metric.count();
-
-    /** Per card: each field's last mantissa and its scale (-1: none, or stored raw). */
-    private record Previous(long[] mantissa, int[] scale) {
-    }
 
     /** Writes the file header at once. */
     public BinaryTraceWriter(OutputStream out) throws IOException {
@@ -67,7 +60,7 @@ public final class BinaryTraceWriter {
 
     private void forget() throws IOException {
         strings.clear();
-        previous.clear();
+        previous.clear(fields);
         nodeStamps.clear();
         body.clear();
         body.varint(BinaryTrace.FORGET);
@@ -90,16 +83,7 @@ public final class BinaryTraceWriter {
         stamps[1] = s.ts();
         body.varint(s.cards().size());
         for (CardReading card : s.cards()) {
-            int id = string(card.uuid());
-            while (previous.size() <= id) {
-                previous.add(null);
-            }
-            Previous prev = previous.get(id);
-            if (prev == null) {
-                prev = new Previous(new long[fields], new int[fields]);
-                Arrays.fill(prev.scale(), -1);
-                previous.set(id, prev);
-            }
+            Mantissas.Card prev = previous.of(string(card.uuid()));
             values(card.values(), prev);
             body.varint(card.processes().size());
             for (ProcessInfo p : card.processes()) {
@@ -117,7 +101,7 @@ public final class BinaryTraceWriter {
         }
     }
 
-    private void values(MetricValues values, Previous prev) {
+    private void values(MetricValues values, Mantissas.Card prev) {
         for (int word = 0; word < fields; word += 64) {
             long mask = 0;
             for (int i = word; i < Math.min(word + 64, fields); i++) {

@@ -79,10 +79,7 @@ class BinaryTraceTest {
     @Test
     void aCutFileGivesItsWholeRecordsThenSaysWhereItEnded() throws IOException {
         Random rnd = new Random(3);
-        List<Written> frames = new ArrayList<>();
-        for (int i = 0; i < 20; i++) {
-            frames.add(new Written("gpu-a", sample(rnd, "gpu-a", i)));
-        }
+        List<Written> frames = samples(rnd, 0, 20);
         byte[] whole = write(frames);
         byte[] upToLast = write(frames.subList(0, 19));
         for (int cut = upToLast.length + 1; cut < whole.length; cut++) {
@@ -97,12 +94,8 @@ class BinaryTraceTest {
     @Test
     void aFileAppendedToByASecondWriterReadsAsOne() throws IOException {
         Random rnd = new Random(5);
-        List<Written> first = new ArrayList<>();
-        List<Written> second = new ArrayList<>();
-        for (int i = 0; i < 50; i++) {
-            first.add(new Written("gpu-a", sample(rnd, "gpu-a", i)));
-            second.add(new Written("gpu-a", sample(rnd, "gpu-a", 100 + i)));
-        }
+        List<Written> first = samples(rnd, 0, 50);
+        List<Written> second = samples(rnd, 100, 50);
         ByteArrayOutputStream both = new ByteArrayOutputStream();
         both.write(write(first));
         both.write(write(second));
@@ -114,10 +107,7 @@ class BinaryTraceTest {
     @Test
     void damagedBytesGiveProblemsNeverAnException() throws IOException {
         Random rnd = new Random(9);
-        List<Written> frames = new ArrayList<>();
-        for (int i = 0; i < 30; i++) {
-            frames.add(new Written("gpu-a", sample(rnd, "gpu-a", i)));
-        }
+        List<Written> frames = samples(rnd, 0, 30);
         byte[] whole = write(frames);
         for (int trial = 0; trial < 500; trial++) {
             byte[] damaged = whole.clone();
@@ -228,6 +218,15 @@ class BinaryTraceTest {
         return new Hello(1, node, "boot-" + node, "gpuwatch-probe/0.1.0", "580.95.05", "13.580.95.05",
                 Map.of("cluster", "bj-1"), List.of(new CardInfo("GPU-" + node + "-1", 0, "NVIDIA H100 80GB HBM3",
                         "00000000:17:00.0", 85520809984L, 700.0, 1980, false)));
+    }
+
+    /** {@code n} samples of node gpu-a, numbered from {@code seq}. */
+    private static List<Written> samples(Random rnd, long seq, int n) {
+        List<Written> frames = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            frames.add(new Written("gpu-a", sample(rnd, "gpu-a", seq + i)));
+        }
+        return frames;
     }
 
     /** A sample as a probe sends it: readings that drift, some absent, processes that come and go. */
