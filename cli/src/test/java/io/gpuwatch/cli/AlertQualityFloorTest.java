@@ -3,10 +3,7 @@ package io.gpuwatch.cli;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -17,21 +14,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * against the shipped pack, and no measure may fall below the floor set from today's figures
  * (docs/alert-quality.md). Not a timed test: only what the pack decides is compared.
  */
-class AlertQualityFloorTest {
+class AlertQualityFloorTest extends InProcessCommandTest {
     private static final String[] SLICE = {"device-faults", "normal-day"};
 
     @TempDir
     Path dir;
-
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-
-    private int gpuwatch(String... args) {
-        CommandLine cl = Main.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
-    }
 
     @Test
     void theShippedPackScoresAtLeastItsFloorsOnASliceOfTheCorpus() {
@@ -45,12 +32,12 @@ class AlertQualityFloorTest {
         for (int i = 0; i < SLICE.length; i++) {
             // half in each trace form: offline recording, labels beside the trace and scoring, binary too
             Path trace = dir.resolve(SLICE[i] + (i % 2 == 0 ? ".trace.gz" : ".gwt"));
-            assertEquals(0, gpuwatch("probe", "--sim", "../examples/corpus/" + SLICE[i] + ".yaml", "--record",
+            assertEquals(0, run("probe", "--sim", "../examples/corpus/" + SLICE[i] + ".yaml", "--record",
                     trace.toString()), err::toString);
             score[6 + i] = trace.toString();
         }
         out.getBuffer().setLength(0);
-        assertEquals(0, gpuwatch(score), err::toString);
+        assertEquals(0, run(score), err::toString);
         JsonObject summary = new JsonObject(out.toString()).getJsonObject("summary");
         String all = summary.encodePrettily();
         assertAtLeast(summary, "hardOnTime", Floors.HARD_ON_TIME, all);

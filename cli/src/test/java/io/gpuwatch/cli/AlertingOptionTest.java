@@ -3,10 +3,7 @@ package io.gpuwatch.cli;
 import io.gpuwatch.gateway.auth.TokenFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -14,16 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code gateway --alerting} and {@code demo --alerting} refuse a broken file before starting anything. */
-class AlertingOptionTest {
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-
-    private int run(String... args) {
-        CommandLine cl = Main.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
-    }
+class AlertingOptionTest extends InProcessCommandTest {
 
     private static Path broken(Path dir) throws Exception {
         Path file = dir.resolve("alerting.yml");

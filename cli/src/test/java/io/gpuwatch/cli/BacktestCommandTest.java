@@ -11,11 +11,8 @@ import io.gpuwatch.protocol.Sample;
 import io.gpuwatch.protocol.codec.FrameCodec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 import java.io.OutputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,22 +24,12 @@ import java.util.zip.GZIPOutputStream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-class BacktestCommandTest {
+class BacktestCommandTest extends InProcessCommandTest {
     private static final long T = 1_764_700_000_000L;
     private static final FrameCodec CODEC = new FrameCodec();
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-
     @TempDir
     Path dir;
-
-    private int run(String... args) {
-        CommandLine cl = Main.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
-    }
 
     private static String line(String node, Frame f) {
         return CODEC.encode(f, f instanceof Hello ? null : node);

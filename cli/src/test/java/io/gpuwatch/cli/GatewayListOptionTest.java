@@ -21,8 +21,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,12 +34,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code probe --gateway} and {@code bench fleet --gateway} given the gateways of a cluster. */
-class GatewayListOptionTest {
+class GatewayListOptionTest extends InProcessCommandTest {
     private static final String TOKEN = "gateway-list-token";
     private static final String UUID = "GPU-list-0000-4e2a-9c1d-7b3f05a1c001";
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
     private final Vertx vertx = Vertx.vertx();
 
     @AfterEach
@@ -51,13 +47,6 @@ class GatewayListOptionTest {
 
     private static <T> T await(Future<T> f) throws Exception {
         return f.toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
-    }
-
-    private int gpuwatch(String... args) {
-        CommandLine cl = Main.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
     }
 
     /** A gateway with no rules that takes {@link #TOKEN} for any node. */
@@ -88,24 +77,24 @@ class GatewayListOptionTest {
 
     @Test
     void aBadGatewayInTheListIsRefusedByNameBeforeAnythingConnects() {
-        assertEquals(2, gpuwatch("probe", "--gateway", "ws://127.0.0.1:9464,http://g2:9464", "--token-file",
+        assertEquals(2, run("probe", "--gateway", "ws://127.0.0.1:9464,http://g2:9464", "--token-file",
                 "no-such-token", "--sim", "no-such-scenario.yaml"));
         assertTrue(err.toString().contains("--gateway: gateway URL http://g2:9464: expected ws://HOST:PORT or "
                 + "wss://HOST:PORT"), err.toString());
 
         err.getBuffer().setLength(0);
-        assertEquals(2, gpuwatch("probe", "--gateway", "ws://g1:9464", "--gateway", "ws://g 2:9464",
+        assertEquals(2, run("probe", "--gateway", "ws://g1:9464", "--gateway", "ws://g 2:9464",
                 "--token-file", "no-such-token", "--sim", "no-such-scenario.yaml"));
         assertTrue(err.toString().contains("--gateway: gateway URL ws://g 2:9464: not a URL (Illegal character"),
                 err.toString());
 
         err.getBuffer().setLength(0);
-        assertEquals(2, gpuwatch("probe", "--gateway", "ws://g1:9464,,ws://g3:9464", "--token-file",
+        assertEquals(2, run("probe", "--gateway", "ws://g1:9464,,ws://g3:9464", "--token-file",
                 "no-such-token", "--sim", "no-such-scenario.yaml"));
         assertTrue(err.toString().contains("--gateway: URL 2 of the list is empty"), err.toString());
 
         err.getBuffer().setLength(0);
-        assertEquals(2, gpuwatch("bench", "fleet", "--gateway", "ws://127.0.0.1:1/v1/probe,ftp://g2:9464",
+        assertEquals(2, run("bench", "fleet", "--gateway", "ws://127.0.0.1:1/v1/probe,ftp://g2:9464",
                 "--duration", "2s"));
         assertTrue(err.toString().contains("--gateway: ftp://g2:9464: expected ws://, wss://, http:// or https://"),
                 err.toString());
@@ -127,7 +116,7 @@ class GatewayListOptionTest {
             rec.record("node-l", new Event(0, System.currentTimeMillis(), UUID, "xid", 79, "Xid 79", null));
         }
 
-        int rc = gpuwatch("probe", "--gateway", "ws://127.0.0.1:" + dead + ",ws://127.0.0.1:" + live.port(),
+        int rc = run("probe", "--gateway", "ws://127.0.0.1:" + dead + ",ws://127.0.0.1:" + live.port(),
                 "--token-file", token.toString(), "--replay", trace.toString(), "--speed", "max");
 
         assertEquals(0, rc, "every frame acknowledged: " + err);
@@ -146,7 +135,7 @@ class GatewayListOptionTest {
         String liveUrl = "ws://127.0.0.1:" + live.port() + "/v1/probe";
         String deadUrl = "ws://127.0.0.1:" + dead + "/v1/probe";
 
-        int rc = gpuwatch("bench", "fleet", "--nodes", "4", "--cards", "1", "--interval", "200ms", "--duration", "3s",
+        int rc = run("bench", "fleet", "--nodes", "4", "--cards", "1", "--interval", "200ms", "--duration", "3s",
                 "--app-every", "0", "--report-every", "10s", "--drain", "10s", "--gateway", liveUrl,
                 "--gateway", deadUrl, "--token-file", token.toString(), "--summary-json", summary.toString());
 

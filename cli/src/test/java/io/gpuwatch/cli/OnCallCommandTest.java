@@ -2,10 +2,7 @@ package io.gpuwatch.cli;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -13,17 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code gpuwatch oncall check|who|calendar} on the shipped example and on a broken file. */
-class OnCallCommandTest {
+class OnCallCommandTest extends InProcessCommandTest {
     private static final String EXAMPLE = "../examples/oncall/oncall.yaml";
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-
-    private int run(String... args) {
-        CommandLine cl = Main.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
-    }
 
     @Test
     void theExampleChecksAndSaysWhoCoversSaturday() {

@@ -14,10 +14,7 @@ import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code rules score} end to end: a trace and its labels written here, scored through the command line. */
-class RulesScoreCommandTest {
+class RulesScoreCommandTest extends InProcessCommandTest {
     private static final long T = 1_764_950_400_000L;
     private static final FrameCodec CODEC = new FrameCodec();
     private static final String RULES = """
@@ -100,9 +97,6 @@ class RulesScoreCommandTest {
                 """.formatted(trace, T);
     }
 
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-
     @TempDir
     Path dir;
 
@@ -112,13 +106,6 @@ class RulesScoreCommandTest {
     void write() throws Exception {
         rules = dir.resolve("rules.yml");
         Files.writeString(rules, RULES);
-    }
-
-    private int run(String... args) {
-        CommandLine cl = Main.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
     }
 
     private Path traceWithLabelsBeside(String name) throws Exception {

@@ -14,11 +14,8 @@ import io.gpuwatch.protocol.Sample;
 import io.gpuwatch.protocol.codec.FrameCodec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,21 +26,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-class TraceConvertCommandTest {
+class TraceConvertCommandTest extends InProcessCommandTest {
     private static final long T0 = 1_764_700_000_000L;
 
     @TempDir
     Path dir;
-
-    private final StringWriter out = new StringWriter();
-    private final StringWriter err = new StringWriter();
-
-    private int run(String... args) {
-        CommandLine cl = Main.commandLine();
-        cl.setOut(new PrintWriter(out, true));
-        cl.setErr(new PrintWriter(err, true));
-        return cl.execute(args);
-    }
 
     @Test
     void aJsonTraceBecomesBinaryAndBackWithTheSameFramesAndItsBadLinesNamed() throws IOException {
