@@ -2,6 +2,7 @@ package io.gpuwatch.rules;
 
 import io.gpuwatch.rules.dsl.Expression;
 import io.gpuwatch.rules.dsl.Template;
+import io.gpuwatch.rules.scope.Reads;
 import io.gpuwatch.rules.scope.ScopeKind;
 import io.gpuwatch.rules.scope.ScopeView;
 import io.gpuwatch.rules.source.Diagnostic;
@@ -34,6 +35,7 @@ public final class Rule {
     private final Expression keepFiringWhile;
     private final Template summary;
     private final Template description;
+    private final Reads sleepsOn;
 
     Rule(String name, String group, Layer layer, ScopeKind scope, Severity severity, long forMs,
          long keepFiringForMs, Map<String, String> labels, String runbook, String file, int line, int whenLine,
@@ -55,6 +57,7 @@ public final class Rule {
         this.keepFiringWhile = keepFiringWhile;
         this.summary = summary;
         this.description = description;
+        this.sleepsOn = when.streaks() == 0 ? when.sleepsOn() : null;
     }
 
     public String name() {
@@ -162,6 +165,15 @@ public final class Rule {
     /** The longest window {@code when} reads, in milliseconds: how much data it needs to judge. */
     public long longestWindowMs() {
         return when.longestWindowMs();
+    }
+
+    /**
+     * What {@code when} reads, when it is a condition that stays false while none of that changes (see
+     * {@link io.gpuwatch.rules.dsl.Expression#sleepsOn()}); null when it must run every time, among them every
+     * rule that counts {@code consecutive} runs.
+     */
+    public Reads sleepsOn() {
+        return sleepsOn;
     }
 
     /** How many {@code consecutive(cond, n)} runs an instance of this rule keeps: the length of its streak array. */

@@ -5,6 +5,7 @@ import io.gpuwatch.protocol.Event;
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.rules.metric.DerivedMetric;
 import io.gpuwatch.rules.metric.SampleDerivation;
+import io.gpuwatch.rules.scope.Reads;
 import io.gpuwatch.rules.scope.ScopeKind;
 import io.gpuwatch.rules.scope.ScopeView;
 import io.gpuwatch.rules.source.DidYouMean;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -71,14 +73,18 @@ public final class DslCompiler {
      */
     public Expression condition(String source, List<DslProblem> warnings) throws DslException {
         Walk w = new Walk(warnings, null);
-        Out out = compile(Parser.parse(source), w);
+        Syntax parsed = Parser.parse(source);
+        Out out = compile(parsed, w);
         if (out.type != Type.BOOLEAN) {
             throw new DslException(out.pos, "a condition must be true/false, but this is " + out.type.words());
         }
         if (out.truth == Truth.NEVER && !w.neverWarned) {
             warnings.add(new DslProblem(out.pos, "`" + out.canon + "` is always false, so this rule never fires"));
         }
-        return w.expression(out);
+        Drift drift = Drift.of(parsed, scope);
+        boolean sleeps = drift == Drift.FALLS || drift == Drift.STILL;
+        return w.expression(out, sleeps ? new Reads(w.reads.stream().mapToInt(Integer::intValue).toArray(), w.events)
+                : null);
     }
 
     /** Compiles an expression of any type, as used in templates. */
@@ -122,6 +128,8 @@ public final class DslCompiler {
     private static final class Walk {
         final List<DslProblem> warnings;
         final Set<Integer> readsLast = new LinkedHashSet<>();
+        /** The series it reads as its latest value or through a window function, for its change mark. */
+        final Set<Integer> reads = new TreeSet<>();
         /** The conditions of {@code consecutive} calls, by streak index; null where they are not allowed. */
         final List<Expression> streaks;
         final List<String> streakCanons = new ArrayList<>();
@@ -156,11 +164,17 @@ public final class DslCompiler {
             neverWarned |= inner.neverWarned;
             longestWindowMs = Math.max(longestWindowMs, inner.longestWindowMs);
             baselined.addAll(inner.baselined);
+            reads.addAll(inner.reads);
         }
 
         Expression expression(Out out) throws DslException {
+            return expression(out, null);
+        }
+
+        /** The expression; {@code sleepsOn} is what it reads when it may sleep while false (null: never). */
+        Expression expression(Out out, Reads sleepsOn) throws DslException {
             return Expression.compile(out.canon, out.mvel, out.node, events && !sampled,
-                    streaks == null ? List.of() : streaks, members, longestWindowMs, baselined);
+                    streaks == null ? List.of() : streaks, members, longestWindowMs, baselined, sleepsOn);
         }
     }
 
@@ -211,6 +225,7 @@ public final class DslCompiler {
             checkMetric(m, n.pos(), null);
             int id = catalog.raw(m, 0);
             w.readsLast.add(id);
+            w.reads.add(id);
             w.sampled = true;
             return new Out(Type.NUMBER, "last(" + id + ")", (Node.Num) c -> c.last(id), name, n.pos()).ranged(Range.of(m));
         }
@@ -220,6 +235,7 @@ public final class DslCompiler {
             checkMetric(ref, n.pos(), null);
             int id = register(ref, 0, false);
             w.readsLast.add(id);
+            w.reads.add(id);
             w.sampled = true;
             return new Out(Type.NUMBER, "last(" + id + ")", (Node.Num) c -> c.last(id), name, n.pos()).ranged(ref.range());
         }
@@ -616,6 +632,7 @@ public final class DslCompiler {
                     + "` is a " + m.kind().name().toLowerCase(Locale.ROOT) + "; use changes() to count changes"));
         }
         int id = register(m, window, TRANSITION_FUNCTIONS.contains(f));
+        w.reads.add(id);
         w.sampled = true;
         String method = f.equals("last") ? "lastWithin" : f;
         return new Out(Type.NUMBER, method + "(" + id + ", " + window + "L)", windowNode(f, id, window),

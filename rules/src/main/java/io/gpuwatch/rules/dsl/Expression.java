@@ -1,5 +1,6 @@
 package io.gpuwatch.rules.dsl;
 
+import io.gpuwatch.rules.scope.Reads;
 import io.gpuwatch.rules.scope.ScopeView;
 import org.mvel2.MVEL;
 import org.mvel2.ParserConfiguration;
@@ -42,10 +43,12 @@ public final class Expression {
     private final EvalContext context;
     private final long longestWindowMs;
     private final Set<String> baselined;
+    private final Reads sleepsOn;
 
     private Expression(String canonical, String mvel, Node node, boolean onlyEvents, Serializable compiled,
                        List<Expression> streaks, List<Expression> members, long longestWindowMs,
-                       Set<String> baselined) {
+                       Set<String> baselined, Reads sleepsOn) {
+        this.sleepsOn = sleepsOn;
         this.longestWindowMs = longestWindowMs;
         this.baselined = Set.copyOf(baselined);
         this.canonical = canonical;
@@ -61,11 +64,12 @@ public final class Expression {
      * {@code node} and {@code mvel} are the same checked expression; {@code streaks} are the conditions of its
      * {@code consecutive(cond, n)} calls, {@code members} the card conditions of its {@code count(cards where cond)}
      * calls, by index; {@code longestWindowMs} the longest window it reads, {@code baselined} the metrics it
-     * reads through {@code baseline(…)}.
+     * reads through {@code baseline(…)}; {@code sleepsOn} what a condition reads that, once false, stays false
+     * until one of those reads changes (null for any other expression).
      */
     static Expression compile(String canonical, String mvel, Node node, boolean onlyEvents,
                               List<Expression> streaks, List<Expression> members, long longestWindowMs,
-                              Set<String> baselined)
+                              Set<String> baselined, Reads sleepsOn)
             throws DslException {
         ParserConfiguration config = new ParserConfiguration();
         config.setClassLoader(FILTER);
@@ -75,7 +79,7 @@ public final class Expression {
         pc.addInput("this", EvalContext.class);
         try {
             return new Expression(canonical, mvel, node, onlyEvents, MVEL.compileExpression(mvel, pc), streaks,
-                    members, longestWindowMs, baselined);
+                    members, longestWindowMs, baselined, sleepsOn);
         } catch (RuntimeException e) {
             // the checker admitted something MVEL cannot compile: a bug of ours, reported, never run
             throw new DslException(0, "internal error: MVEL rejected `" + mvel + "`: " + e.getMessage());
@@ -105,6 +109,15 @@ public final class Expression {
     /** The metrics the expression reads through {@code baseline(…)}, its card conditions' included. */
     public Set<String> baselined() {
         return baselined;
+    }
+
+    /**
+     * For a condition that time alone cannot make true (its series taking no new value, no event arriving, the
+     * cards staying): what it reads, whose {@link ScopeView#changeMark} tells whether it may have turned true since
+     * it was last false. Null for every other expression.
+     */
+    public Reads sleepsOn() {
+        return sleepsOn;
     }
 
     /** How many {@code consecutive} conditions the expression has: the length of its streak array. */

@@ -3,6 +3,7 @@ package io.gpuwatch.rules.eval;
 import io.gpuwatch.rules.Rule;
 import io.gpuwatch.rules.RuleEvaluationException;
 import io.gpuwatch.rules.RuleSet;
+import io.gpuwatch.rules.scope.Reads;
 import io.gpuwatch.rules.scope.ScopeKind;
 import io.gpuwatch.rules.scope.ScopeView;
 import io.gpuwatch.rules.source.Diagnostic;
@@ -11,6 +12,7 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Deque;
 import java.util.EnumMap;
@@ -41,7 +43,7 @@ public final class RuleEngine {
     private final EvalBudget budget;
     private final long budgetNanos;
     private final LongSupplier nanoClock;
-    private final Map<String, Map<String, Slot>> instances = new HashMap<>();
+    private final Map<String, Instance> instances = new HashMap<>();
     private final Map<String, Diagnostic> errors = new LinkedHashMap<>();
     /** Instances with an alert in its grace after a restore, sorted so a node's are found by their key prefix. */
     private final NavigableSet<String> graced = new TreeSet<>();
@@ -55,6 +57,11 @@ public final class RuleEngine {
     private long pausedOverruns;
     private long overrunCount;
     private long disablements;
+    /** Whether the latest {@link #step} found the condition false on an alert that stays inactive or resolved. */
+    private boolean settled;
+    /** Evaluations of sleeping rules left out since the engine started. */
+    private long slept;
+    private boolean sleeps = true;
 
     private static final int[] NO_STREAKS = new int[0];
     /**
@@ -124,6 +131,24 @@ public final class RuleEngine {
         }
     }
 
+    /**
+     * The rules' states on one instance, by rule name, and which rules of its scope sleep: by position in the
+     * scope's rules, the change mark (see {@link ScopeView#changeMark}) at which the rule's condition was last
+     * false on an alert that was not pending or firing, or {@link #AWAKE}.
+     */
+    private static final class Instance {
+        final Map<String, Slot> slots = new HashMap<>();
+        long[] asleep = NO_MARKS;
+
+        /** Wakes every rule: the instance's alerts were changed from outside an evaluation, or the rules were. */
+        void wake() {
+            asleep = NO_MARKS;
+        }
+    }
+
+    private static final long AWAKE = Long.MIN_VALUE;
+    private static final long[] NO_MARKS = new long[0];
+
     /** How often in a row a rule has been disabled, and when it last came back. */
     private static final class Penalty {
         int inARow;
@@ -161,13 +186,24 @@ public final class RuleEngine {
      * Evaluates every rule of {@code kind} for one instance at {@code view.now()} and hands each state change to
      * {@code sink}. A rule that throws counts as false; its error is kept for {@link #runtimeErrors()}. Disabled
      * rules are skipped, so their state stays as it was; one whose back-off is over runs again.
+     *
+     * <p>A rule whose condition time alone cannot make true ({@link Rule#sleepsOn()}), found false on an alert that
+     * is neither pending nor firing, sleeps: it is not evaluated again on the instance until the view's
+     * {@link ScopeView#changeMark change mark} of what it reads moves, since until then it would be false again
+     * and change nothing. Most device rules watch counters, flags and events that sit still nearly all day.
      */
     public void evaluate(ScopeKind kind, String instanceKey, ScopeView view, Consumer<Transition> sink) {
         List<Rule> rules = set.rules(kind);
         if (rules.isEmpty()) {
             return;
         }
-        Map<String, Slot> slots = instances.computeIfAbsent(instanceKey, k -> new HashMap<>());
+        Instance instance = instances.computeIfAbsent(instanceKey, k -> new Instance());
+        if (instance.asleep.length != rules.size()) {
+            instance.asleep = new long[rules.size()];
+            Arrays.fill(instance.asleep, AWAKE);
+        }
+        long[] asleep = instance.asleep;
+        Map<String, Slot> slots = instance.slots;
         long now = view.now();
         if (!disabled.isEmpty()) {
             bringBack(nanoClock.getAsLong());
@@ -178,10 +214,19 @@ public final class RuleEngine {
             for (int i = 0; i < rules.size(); i++) {
                 Rule rule = rules.get(i);
                 if (!disabled.isEmpty() && disabled.containsKey(rule.name())) {
+                    // it sees nothing while disabled
+                    asleep[i] = AWAKE;
+                    continue;
+                }
+                Reads reads = sleeps ? rule.sleepsOn() : null;
+                long mark = reads == null ? AWAKE : view.changeMark(reads);
+                if (mark != AWAKE && asleep[i] == mark) {
+                    slept++;
                     continue;
                 }
                 long started = nanoClock.getAsLong();
                 Transition change = step(rule, instanceKey, view, slots, now, started);
+                asleep[i] = settled ? mark : AWAKE;
                 long took = nanoClock.getAsLong() - started;
                 cost[i][0]++;
                 cost[i][1] += took;
@@ -202,6 +247,7 @@ public final class RuleEngine {
     /** Advances the rule's state on one instance; returns the change it made, or null. */
     private Transition step(Rule rule, String instanceKey, ScopeView view, Map<String, Slot> slots, long now,
                             long startedNanos) {
+        settled = false;
         Slot slot = slots.get(rule.name());
         if (slot != null && slot.last != null && now < slot.last.at()) {
             // a re-sent backlog is evaluated at the times it was read; what it shows from before the alert's last
@@ -214,6 +260,7 @@ public final class RuleEngine {
             slots.put(rule.name(), slot);
         }
         boolean holds;
+        boolean failed = false;
         try {
             if (slot == null) {
                 holds = rule.test(view);
@@ -227,9 +274,11 @@ public final class RuleEngine {
         } catch (RuleEvaluationException e) {
             errors.put(rule.name(), rule.runtimeError("rule `" + rule.name() + "` on " + instanceKey + ": " + e.reason()));
             holds = false;
+            failed = true;
         }
         if (slot == null) {
             if (!holds) {
+                settled = !failed;
                 return null;
             }
             slot = new Slot();
@@ -269,6 +318,7 @@ public final class RuleEngine {
         }
         AlertState from = slot.state;
         AlertState to = slot.step(holds, now, rule.forMs(), rule.keepFiringForMs());
+        settled = !holds && !failed && (to == AlertState.INACTIVE || to == AlertState.RESOLVED);
         if (to == AlertState.PENDING && from != AlertState.PENDING) {
             slot.pendingSinceNanos = startedNanos;
         }
@@ -404,8 +454,9 @@ public final class RuleEngine {
         for (Rule r : next.rules()) {
             kept.put(r.name(), r);
         }
-        for (Map.Entry<String, Map<String, Slot>> instance : new TreeMap<>(instances).entrySet()) {
-            Map<String, Slot> slots = instance.getValue();
+        for (Map.Entry<String, Instance> instance : new TreeMap<>(instances).entrySet()) {
+            instance.getValue().wake();
+            Map<String, Slot> slots = instance.getValue().slots;
             for (Map.Entry<String, Slot> e : new TreeMap<>(slots).entrySet()) {
                 Transition last = e.getValue().last;
                 Rule successor = kept.get(e.getKey());
@@ -468,11 +519,11 @@ public final class RuleEngine {
      * state of the instance is dropped.
      */
     public void retire(String instanceKey, long now, Consumer<Transition> sink) {
-        Map<String, Slot> slots = instances.remove(instanceKey);
-        if (slots == null) {
+        Instance instance = instances.remove(instanceKey);
+        if (instance == null) {
             return;
         }
-        for (Slot slot : new TreeMap<>(slots).values()) {
+        for (Slot slot : new TreeMap<>(instance.slots).values()) {
             if (slot.state == AlertState.FIRING && slot.last != null) {
                 Transition last = slot.last;
                 sink.accept(new Transition(last.rule(), last.labels(), AlertState.FIRING, AlertState.RESOLVED, now,
@@ -514,6 +565,22 @@ public final class RuleEngine {
         return pausedOverruns;
     }
 
+    /**
+     * Whether rules may sleep (see {@link #evaluate}), as they do by default; without, every rule is evaluated every
+     * time: the reference sleeping is tested and measured against.
+     */
+    public void sleep(boolean allowed) {
+        sleeps = allowed;
+    }
+
+    /**
+     * How many evaluations of a rule on an instance were left out since the engine started because the rule slept
+     * (see {@link #evaluate}): what that saved.
+     */
+    public long slept() {
+        return slept;
+    }
+
     /** How many times a rule was disabled since the engine started; a rule disabled twice counts twice. */
     public long disablements() {
         return disablements;
@@ -522,8 +589,8 @@ public final class RuleEngine {
     /** How many instances of each rule are PENDING now, by rule name, in one pass over the instances. */
     public Map<String, Integer> pendingByRule() {
         Map<String, Integer> pending = new HashMap<>();
-        for (Map<String, Slot> slots : instances.values()) {
-            for (Map.Entry<String, Slot> e : slots.entrySet()) {
+        for (Instance instance : instances.values()) {
+            for (Map.Entry<String, Slot> e : instance.slots.entrySet()) {
                 if (e.getValue().state == AlertState.PENDING) {
                     pending.merge(e.getKey(), 1, Integer::sum);
                 }
@@ -538,8 +605,8 @@ public final class RuleEngine {
         for (AlertState s : AlertState.values()) {
             counts.put(s, 0);
         }
-        for (Map<String, Slot> slots : instances.values()) {
-            Slot slot = slots.get(ruleName);
+        for (Instance instance : instances.values()) {
+            Slot slot = instance.slots.get(ruleName);
             // a slot kept only for consecutive() runs belongs to an instance the rule never held for
             if (slot != null && slot.last != null) {
                 counts.merge(slot.state, 1, Integer::sum);
@@ -554,8 +621,8 @@ public final class RuleEngine {
      */
     public List<Transition> pending() {
         List<Transition> out = new ArrayList<>();
-        for (Map<String, Slot> slots : instances.values()) {
-            for (Slot slot : slots.values()) {
+        for (Instance instance : instances.values()) {
+            for (Slot slot : instance.slots.values()) {
                 if (slot.state == AlertState.PENDING && slot.last != null) {
                     out.add(slot.last);
                 }
@@ -584,15 +651,15 @@ public final class RuleEngine {
         slot.activeSince = activeSince;
         slot.restoredHoldMs = set.rules().stream().filter(r -> r.name().equals(ruleName))
                 .mapToLong(Rule::longestWindowMs).findFirst().orElse(0);
-        instances.computeIfAbsent(instanceKey, k -> new HashMap<>()).put(ruleName, slot);
+        put(instanceKey, ruleName, slot);
         return true;
     }
 
     /** Every pending and firing alert, for a checkpoint, in no particular order. */
     public List<AlertImage> images() {
         List<AlertImage> out = new ArrayList<>();
-        for (Map.Entry<String, Map<String, Slot>> instance : instances.entrySet()) {
-            for (Map.Entry<String, Slot> e : instance.getValue().entrySet()) {
+        for (Map.Entry<String, Instance> instance : instances.entrySet()) {
+            for (Map.Entry<String, Slot> e : instance.getValue().slots.entrySet()) {
                 Slot slot = e.getValue();
                 if (slot.state == AlertState.PENDING || slot.state == AlertState.FIRING) {
                     Transition last = slot.last;
@@ -629,7 +696,7 @@ public final class RuleEngine {
             slot.last = new Transition(rule, image.labels(), from, image.state(), image.activeSince(),
                     image.activeSince(), image.summary(), image.description());
         }
-        instances.computeIfAbsent(image.instance(), k -> new HashMap<>()).put(image.rule(), slot);
+        put(image.instance(), image.rule(), slot);
         return true;
     }
 
@@ -651,7 +718,7 @@ public final class RuleEngine {
         graced.add(image.instance());
         slot.last = new Transition(rule, image.labels() == null ? Map.of() : image.labels(), AlertState.FIRING,
                 AlertState.RESOLVED, resolvedAt, image.activeSince(), image.summary(), image.description());
-        instances.computeIfAbsent(image.instance(), k -> new HashMap<>()).put(image.rule(), slot);
+        put(image.instance(), image.rule(), slot);
         return true;
     }
 
@@ -670,17 +737,24 @@ public final class RuleEngine {
         }
         for (String k : ending) {
             graced.remove(k);
-            Map<String, Slot> slots = instances.get(k);
-            if (slots != null) {
-                slots.values().forEach(slot -> slot.graceUntil = Long.MIN_VALUE);
+            Instance instance = instances.get(k);
+            if (instance != null) {
+                instance.slots.values().forEach(slot -> slot.graceUntil = Long.MIN_VALUE);
             }
         }
     }
 
     /** The current state of a rule for an instance. */
     public AlertState state(String ruleName, String instanceKey) {
-        Map<String, Slot> slots = instances.get(instanceKey);
-        Slot slot = slots == null ? null : slots.get(ruleName);
+        Instance instance = instances.get(instanceKey);
+        Slot slot = instance == null ? null : instance.slots.get(ruleName);
         return slot == null ? AlertState.INACTIVE : slot.state;
+    }
+
+    /** Puts an alert state taken from outside an evaluation (a restart's) on an instance, waking its rules. */
+    private void put(String instanceKey, String ruleName, Slot slot) {
+        Instance instance = instances.computeIfAbsent(instanceKey, k -> new Instance());
+        instance.slots.put(ruleName, slot);
+        instance.wake();
     }
 }

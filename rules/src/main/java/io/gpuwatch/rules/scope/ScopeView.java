@@ -37,6 +37,16 @@ public interface ScopeView {
     /** The window over the series with this id (see {@code RuleSet.series()}); an empty series when no data. */
     Series series(int seriesId);
 
+    /**
+     * A mark of how far what {@code reads} covers has changed: it grows whenever a series named there takes a
+     * different value (or a sample rewrites or arrives behind another), an event is logged, or the instance's cards
+     * change, and equal marks mean none of that happened in between. {@link Long#MIN_VALUE} (the default) where the
+     * scope keeps no marks: its rules are evaluated every time.
+     */
+    default long changeMark(Reads reads) {
+        return Long.MIN_VALUE;
+    }
+
     /** Events of this scope of {@code kind} (and {@code code} when {@code code >= 0}) in the last {@code windowMs}. */
     int countEvents(String kind, int code, long windowMs);
 

@@ -232,7 +232,7 @@ class ExpressionTest {
     void mvelThatBypassedTheCheckerStillCannotLoadClasses() {
         DslException e = org.junit.jupiter.api.Assertions.assertThrows(DslException.class,
                 () -> Expression.compile("x", "new java.io.File('/tmp')", Node.bool(true), false, List.of(),
-                        List.of(), 0, Set.of()));
+                        List.of(), 0, Set.of(), null));
         assertTrue(e.getMessage().startsWith("internal error: MVEL rejected `new java.io.File('/tmp')`"),
                 e.getMessage());
     }
