@@ -8,6 +8,7 @@ import io.gpuwatch.rules.metric.SampleDerivation;
 import io.gpuwatch.rules.scope.Reads;
 import io.gpuwatch.rules.scope.ScopeKind;
 import io.gpuwatch.rules.scope.ScopeView;
+import io.gpuwatch.rules.scope.Series;
 import io.gpuwatch.rules.source.DidYouMean;
 
 import java.math.BigDecimal;
@@ -83,8 +84,8 @@ public final class DslCompiler {
         }
         Drift drift = Drift.of(parsed, scope);
         boolean sleeps = drift == Drift.FALLS || drift == Drift.STILL;
-        return w.expression(out, sleeps ? new Reads(w.reads.stream().mapToInt(Integer::intValue).toArray(), w.events)
-                : null);
+        return w.expression(out, sleeps ? new Reads(w.reads.stream().mapToInt(Integer::intValue).toArray(), w.events,
+                w.freshMs) : null);
     }
 
     /** Compiles an expression of any type, as used in templates. */
@@ -130,6 +131,8 @@ public final class DslCompiler {
         final Set<Integer> readsLast = new LinkedHashSet<>();
         /** The series it reads as its latest value or through a window function, for its change mark. */
         final Set<Integer> reads = new TreeSet<>();
+        /** The shortest window it reads a series over, {@link Series#LOOKBACK_MS} for a latest reading. */
+        long freshMs = Long.MAX_VALUE;
         /** The conditions of {@code consecutive} calls, by streak index; null where they are not allowed. */
         final List<Expression> streaks;
         final List<String> streakCanons = new ArrayList<>();
@@ -165,6 +168,12 @@ public final class DslCompiler {
             longestWindowMs = Math.max(longestWindowMs, inner.longestWindowMs);
             baselined.addAll(inner.baselined);
             reads.addAll(inner.reads);
+            freshMs = Math.min(freshMs, inner.freshMs);
+        }
+
+        void read(int seriesId, long windowMs) {
+            reads.add(seriesId);
+            freshMs = Math.min(freshMs, windowMs);
         }
 
         Expression expression(Out out) throws DslException {
@@ -225,7 +234,7 @@ public final class DslCompiler {
             checkMetric(m, n.pos(), null);
             int id = catalog.raw(m, 0);
             w.readsLast.add(id);
-            w.reads.add(id);
+            w.read(id, Series.LOOKBACK_MS);
             w.sampled = true;
             return new Out(Type.NUMBER, "last(" + id + ")", (Node.Num) c -> c.last(id), name, n.pos()).ranged(Range.of(m));
         }
@@ -235,7 +244,7 @@ public final class DslCompiler {
             checkMetric(ref, n.pos(), null);
             int id = register(ref, 0, false);
             w.readsLast.add(id);
-            w.reads.add(id);
+            w.read(id, Series.LOOKBACK_MS);
             w.sampled = true;
             return new Out(Type.NUMBER, "last(" + id + ")", (Node.Num) c -> c.last(id), name, n.pos()).ranged(ref.range());
         }
@@ -632,7 +641,7 @@ public final class DslCompiler {
                     + "` is a " + m.kind().name().toLowerCase(Locale.ROOT) + "; use changes() to count changes"));
         }
         int id = register(m, window, TRANSITION_FUNCTIONS.contains(f));
-        w.reads.add(id);
+        w.read(id, window);
         w.sampled = true;
         String method = f.equals("last") ? "lastWithin" : f;
         return new Out(Type.NUMBER, method + "(" + id + ", " + window + "L)", windowNode(f, id, window),

@@ -59,7 +59,8 @@ public final class RuleEngine {
     private long disablements;
     /** Whether the latest {@link #step} found the condition false on an alert that stays inactive or resolved. */
     private boolean settled;
-    /** Evaluations of sleeping rules left out since the engine started. */
+    /** Evaluations of a rule on an instance since the engine started: those run, and those left out asleep. */
+    private long ran;
     private long slept;
     private boolean sleeps = true;
 
@@ -228,6 +229,7 @@ public final class RuleEngine {
                 Transition change = step(rule, instanceKey, view, slots, now, started);
                 asleep[i] = settled ? mark : AWAKE;
                 long took = nanoClock.getAsLong() - started;
+                ran++;
                 cost[i][0]++;
                 cost[i][1] += took;
                 cost[i][2] = took;
@@ -571,6 +573,11 @@ public final class RuleEngine {
      */
     public void sleep(boolean allowed) {
         sleeps = allowed;
+    }
+
+    /** How many evaluations of a rule on an instance ran since the engine started. */
+    public long ran() {
+        return ran;
     }
 
     /**

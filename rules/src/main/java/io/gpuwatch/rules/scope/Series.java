@@ -5,6 +5,9 @@ package io.gpuwatch.rules.scope;
  * {@link ScopeView#now()}. Missing data gives NaN (count gives 0), so a comparison on it is false.
  */
 public interface Series {
+    /** Prometheus' lookback delta: how old the newest sample may be for {@link #last()}. */
+    long LOOKBACK_MS = 300_000;
+
     /** The most recent value, or NaN. */
     double last();
 

@@ -3,12 +3,14 @@ package io.gpuwatch.rules.dsl;
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.rules.scope.Reads;
 import io.gpuwatch.rules.scope.ScopeKind;
+import io.gpuwatch.rules.scope.Series;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -108,5 +110,15 @@ class SleepingConditionsTest {
         Reads both = reads(ScopeKind.CARD, "pcieLinkWidth < max(pcieLinkWidth, 1h) || remappedRowsFailed == 1");
         assertArrayEquals(List.of(catalog.raw(Metric.PCIE_LINK_WIDTH, 0), catalog.raw(Metric.REMAPPED_ROWS_FAILED, 0))
                 .stream().sorted().mapToInt(Integer::intValue).toArray(), both.series());
+    }
+
+    @Test
+    void aSleepingConditionNamesTheShortestWindowItReadsASeriesOver() {
+        // a latest reading goes stale after the lookback; a maximum forgets a sample after its window
+        assertEquals(Series.LOOKBACK_MS, reads(ScopeKind.CARD, "remappedRowsFailed == 1").freshMs());
+        assertEquals(60_000, reads(ScopeKind.CARD, "pcieLinkWidth < max(pcieLinkWidth, 1m)").freshMs());
+        assertEquals(30_000, reads(ScopeKind.NODE,
+                "count(cards where max(tempC, 30s) > 85) > 0 && count(events('xid'), 10s) > 0").freshMs());
+        assertEquals(Long.MAX_VALUE, reads(ScopeKind.CARD, "count(events('xid', 79), 10m) > 0").freshMs());
     }
 }
