@@ -4,6 +4,7 @@ import io.gpuwatch.gateway.backtest.Backtest;
 import io.gpuwatch.gateway.backtest.JsonLines;
 import io.gpuwatch.gateway.backtest.TextReport;
 import io.gpuwatch.gateway.cost.Pricing;
+import io.gpuwatch.gateway.replay.Replay;
 import io.gpuwatch.gateway.ruletest.RuleTestReport;
 import io.gpuwatch.gateway.ruletest.RuleTests;
 import io.gpuwatch.gateway.ruletest.TestResult;
@@ -263,8 +264,10 @@ final class RulesCommand implements Runnable {
                     err.println(o.trace() + ": warning: " + count(o.badLines(), "line") + " skipped");
                 }
                 readings += o.result().stats().cardReadings();
-                err.println(String.format(Locale.ROOT, "%sreplayed %,d card readings in %.2f s",
-                        several ? o.trace() + ": " : "", o.result().stats().cardReadings(), o.seconds()));
+                Replay.Stats stats = o.result().stats();
+                err.println(String.format(Locale.ROOT, "%sreplayed %,d card readings in %.2f s (%,d of %,d rule "
+                        + "evaluations left out: nothing they read had changed)", several ? o.trace() + ": " : "",
+                        stats.cardReadings(), o.seconds(), stats.slept(), stats.ruleEvaluations() + stats.slept()));
                 if (o.failure() != null) {
                     err.println(o.failure());
                     rc = 1;

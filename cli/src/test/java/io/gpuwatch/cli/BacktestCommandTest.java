@@ -19,6 +19,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.zip.GZIPOutputStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -153,6 +155,13 @@ class BacktestCommandTest extends InProcessCommandTest {
                 lines.stream().filter(l -> !l.startsWith(named)).toList());
         String report = err.toString();
         assertTrue(report.contains(first + ": replayed 45 card readings in "), report);
+        Matcher left = Pattern.compile(Pattern.quote(first.toString())
+                + ": replayed .* \\(([0-9,]+) of ([0-9,]+) rule evaluations left out").matcher(report);
+        assertTrue(left.find(), report);
+        long slept = Long.parseLong(left.group(1).replace(",", ""));
+        long all = Long.parseLong(left.group(2).replace(",", ""));
+        // 45 readings of 3 cards and 3 events: some rules sleep, none sleeps before its first evaluation
+        assertTrue(slept > 0 && slept < all, report);
         assertTrue(report.contains(second + ": replayed "), report);
         assertTrue(report.contains(" card readings of 2 traces in "), report);
 

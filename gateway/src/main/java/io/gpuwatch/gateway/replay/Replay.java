@@ -66,9 +66,13 @@ public final class Replay {
         }
     }
 
-    /** Counts of what a replay processed; {@code clamped} counts frames stamped before the clock had reached. */
+    /**
+     * Counts of what a replay processed; {@code clamped} counts frames stamped before the clock had reached,
+     * {@code evaluations} those of scope instances, {@code ruleEvaluations} those of single rules on them that ran
+     * and {@code slept} those left out because nothing the rule read had changed.
+     */
     public record Stats(long frames, long samples, long cardReadings, long events, long ticks, long evaluations,
-                        long notifications, long clamped, long firstAt, long lastAt) {
+                        long ruleEvaluations, long slept, long notifications, long clamped, long firstAt, long lastAt) {
         /** Virtual time covered, in milliseconds. */
         public long spanMs() {
             return firstAt == NONE ? 0 : lastAt - firstAt;
@@ -254,7 +258,7 @@ public final class Replay {
     }
 
     public Stats stats() {
-        return new Stats(frames, samples, cardReadings, events, ticks, evaluator.evaluations(), sent.size(), clamped,
-                firstAt, now);
+        return new Stats(frames, samples, cardReadings, events, ticks, evaluator.evaluations(), engine.ran(),
+                engine.slept(), sent.size(), clamped, firstAt, now);
     }
 }

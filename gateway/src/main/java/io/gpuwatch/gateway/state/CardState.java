@@ -12,6 +12,7 @@ import io.gpuwatch.rules.metric.SampleDerivation;
 import io.gpuwatch.rules.metric.SeriesSpec;
 import io.gpuwatch.rules.scope.BaselineStat;
 import io.gpuwatch.rules.scope.PeerStat;
+import io.gpuwatch.rules.scope.Reads;
 import io.gpuwatch.rules.scope.ScopeView;
 import io.gpuwatch.rules.scope.Series;
 
@@ -56,6 +57,9 @@ public final class CardState implements ScopeView {
     private long[] xidCounts = new long[0];
     private int lastXid;
     private final CardTrail trail = new CardTrail();
+    /** By series id, the node's change count when the series last moved; and when the latest event came. */
+    private long[] moved = new long[0];
+    private long eventsMoved;
 
     CardState(NodeState node, String uuid, CardInfo info, EventLog events) {
         this.node = node;
@@ -124,6 +128,7 @@ public final class CardState implements ScopeView {
         }
         this.specs = List.copyOf(next);
         this.windows = nextWindows;
+        this.moved = new long[nextWindows.length];
         // what append reads of each spec, once per rule set rather than per window per reading
         rawOrdinals = new int[nextWindows.length];
         List<Integer> derivedCard = new ArrayList<>();
@@ -160,8 +165,8 @@ public final class CardState implements ScopeView {
         MetricValues values = reading.values();
         for (int i = 0; i < windows.length; i++) {
             int ordinal = rawOrdinals[i];
-            if (ordinal >= 0) {
-                windows[i].append(ts, values.get(ordinal));
+            if (ordinal >= 0 && windows[i].append(ts, values.get(ordinal))) {
+                moved[i] = node.seriesMoved(i);
             }
         }
         at(ts);
@@ -171,7 +176,9 @@ public final class CardState implements ScopeView {
             int i = derivedIds[k];
             double v = silent ? Double.NaN : derivations[k].derive(this);
             derived[i] = v;
-            windows[i].append(ts, v);
+            if (windows[i].append(ts, v)) {
+                moved[i] = node.seriesMoved(i);
+            }
             windows[i].at(ts);
         }
     }
@@ -237,6 +244,7 @@ public final class CardState implements ScopeView {
 
     void event(long ts, String kind, int code) {
         events.add(ts, kind, code);
+        eventsMoved = node.eventMoved();
         if (kind.equals("xid") && code >= 0) {
             countXid(code);
         }
@@ -390,6 +398,31 @@ public final class CardState implements ScopeView {
     @Override
     public int countEvents(String kind, int code, long windowMs) {
         return events.count(kind, code, windowMs);
+    }
+
+    /** What moved of the series and events read, and of the node's cards as a whole (a hello, a restore). */
+    @Override
+    public long changeMark(Reads reads) {
+        long mark = node.cardsMark();
+        long fresh = seriesMark(reads, now);
+        return fresh == Long.MIN_VALUE ? fresh : Math.max(mark, fresh);
+    }
+
+    /**
+     * The latest move of the series and events {@code reads} names; {@link Long#MIN_VALUE} when one of the series
+     * is not fresh at {@code at} (see {@link MetricWindow#freshAt}): an equal reading could still change its windows.
+     */
+    long seriesMark(Reads reads, long at) {
+        long mark = reads.events() ? eventsMoved : 0;
+        for (int id : reads.series()) {
+            if (id < moved.length) {
+                if (!windows[id].freshAt(at, reads.freshMs())) {
+                    return Long.MIN_VALUE;
+                }
+                mark = Math.max(mark, moved[id]);
+            }
+        }
+        return mark;
     }
 
     @Override

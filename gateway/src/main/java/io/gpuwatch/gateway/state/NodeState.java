@@ -6,6 +6,7 @@ import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.rules.metric.SeriesSpec;
 import io.gpuwatch.rules.scope.BaselineStat;
 import io.gpuwatch.rules.scope.PeerStat;
+import io.gpuwatch.rules.scope.Reads;
 import io.gpuwatch.rules.scope.ScopeView;
 import io.gpuwatch.rules.scope.Series;
 
@@ -67,6 +68,15 @@ public final class NodeState implements ScopeView {
     /** The most common task, owner and business of the cards, and the count of changes each was found at. */
     private final String[] common = new String[3];
     private final long[] commonOf = {-1, -1, -1};
+    /**
+     * Counts what changed of the node and its cards for rules' change marks ({@link #changeMark}): each change
+     * takes the next count. By series id, the count at which a card's series last moved; likewise the latest
+     * event of the node or a card, and the latest change of its cards, their windows or series as a whole.
+     */
+    private long changes;
+    private long[] seriesMoved = new long[0];
+    private long eventsMoved;
+    private long cardsMoved;
 
     NodeState(FleetState fleet, String name, EventLog events) {
         this.fleet = fleet;
@@ -140,6 +150,7 @@ public final class NodeState implements ScopeView {
             }
         }
         members = null;
+        cardsMoved();
         attributionChanged();
         seenUuids = new String[0];
         seenCards = new CardState[0];
@@ -191,6 +202,7 @@ public final class NodeState implements ScopeView {
         for (CardImage c : image.cards()) {
             skipped += cardFor(c.uuid(), null).restore(c);
         }
+        cardsMoved();
         return skipped;
     }
 
@@ -217,6 +229,7 @@ public final class NodeState implements ScopeView {
             card.useSeries(fleet.series());
             cards.put(uuid, card);
             members = null;
+            cardsMoved();
             attributionChanged();
         }
         return card;
@@ -250,9 +263,56 @@ public final class NodeState implements ScopeView {
 
     void event(long ts, String kind, int code) {
         events.add(ts, kind, code);
+        eventMoved();
+    }
+
+    /** A card's series {@code id} moved; returns the change's count. */
+    long seriesMoved(int id) {
+        long c = ++changes;
+        if (id < seriesMoved.length) {
+            seriesMoved[id] = c;
+        }
+        return c;
+    }
+
+    /** An event was logged on the node or one of its cards; returns the change's count. */
+    long eventMoved() {
+        eventsMoved = ++changes;
+        return eventsMoved;
+    }
+
+    /** The cards, or their windows as a whole, changed: every rule of the node and its cards looks again. */
+    private void cardsMoved() {
+        cardsMoved = ++changes;
+    }
+
+    /** The count of the latest change of the cards as a whole, part of every card's change mark. */
+    long cardsMark() {
+        return cardsMoved;
+    }
+
+    @Override
+    public long changeMark(Reads reads) {
+        long mark = cardsMoved;
+        for (int id : reads.series()) {
+            if (id < seriesMoved.length) {
+                mark = Math.max(mark, seriesMoved[id]);
+            }
+        }
+        if (reads.series().length > 0) {
+            // its cards' windows are read at the node's instant; one not fresh then keeps the rule awake
+            for (CardState card : cards.values()) {
+                if (card.seriesMark(reads, now) == Long.MIN_VALUE) {
+                    return Long.MIN_VALUE;
+                }
+            }
+        }
+        return reads.events() ? Math.max(mark, eventsMoved) : mark;
     }
 
     void useSeries(List<SeriesSpec> specs) {
+        seriesMoved = new long[specs.size()];
+        cardsMoved();
         PooledSeries[] next = new PooledSeries[specs.size()];
         for (SeriesSpec spec : specs) {
             next[spec.id()] = new PooledSeries(cards.values(), spec.id());

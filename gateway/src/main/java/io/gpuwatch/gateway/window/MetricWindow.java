@@ -35,7 +35,7 @@ import java.util.Arrays;
 public final class MetricWindow implements Series, RankedSamples {
     /** Prometheus' lookback delta: how old the newest sample may be for {@link #last()}, and the longest gap a
      * counter delta is taken across. */
-    public static final long LOOKBACK_MS = 300_000;
+    public static final long LOOKBACK_MS = Series.LOOKBACK_MS;
 
     private static final long NONE = Long.MIN_VALUE;
     // Caps a window so that now - window cannot overflow; 2^50 ms is some 35,000 years.
@@ -70,8 +70,8 @@ public final class MetricWindow implements Series, RankedSamples {
     // JVM layout estimates, compressed references: object header 12 bytes, array header 16, 8-byte alignment.
     static final int OBJECT_HEADER = 12;
     static final int ARRAY_HEADER = 16;
-    // 4 references, 10 longs, 4 ints, 1 float, 1 boolean.
-    private static final long SHALLOW_BYTES = align(OBJECT_HEADER + 4 * 4 + 10 * 8 + 4 * 4 + 4 + 1);
+    // 4 references, 10 longs, 4 ints, 2 floats, 2 booleans.
+    private static final long SHALLOW_BYTES = align(OBJECT_HEADER + 4 * 4 + 10 * 8 + 4 * 4 + 2 * 4 + 2);
 
     private final WindowShape shape;
     private final long res;
@@ -97,6 +97,10 @@ public final class MetricWindow implements Series, RankedSamples {
     /** At or after the newest bucket with a non-zero increase. */
     private long lastMoveBucket = NONE;
     private long ignoredLate;
+    /** The value of the newest slot as last appended; NaN before the first. */
+    private float newestValue = Float.NaN;
+    /** Set once a negative value was stored: every later reading counts as a move. */
+    private boolean negative;
     private final boolean incremental;
     private Running[] running = NO_RUNNING;
     /** Counts appends, so that a running aggregate asked again before anything changed answers at once. */
@@ -143,16 +147,24 @@ public final class MetricWindow implements Series, RankedSamples {
     /**
      * Records a reading. NaN or a value outside float range means no reading and stores nothing; a second
      * reading in the same slot replaces the first; a reading older than the fine tier is ignored and counted.
+     *
+     * <p>Returns false when the reading left every window function where time alone would take it: nothing
+     * stored, or a newest sample equal to the one before it, which adds no rise and no new extreme to a window
+     * that still holds that one (see {@link #freshAt}). True for any
+     * other reading, and for every reading once the series has held a negative value, whose rise is negative and
+     * lifts an increase when it leaves the window.
      */
-    public void append(long tsMs, double value) {
+    public boolean append(long tsMs, double value) {
         appends++;
         float v = (float) value;
         if (!Float.isFinite(v)) {
-            return;
+            return false;
         }
+        boolean moved;
         long slot = Math.floorDiv(tsMs, res);
         if (newestSlot == NONE) {
             newestSlot = slot;
+            moved = true;
         } else if (slot > newestSlot) {
             long prevSlot = newestSlot;
             float prev = values[fineIndex(prevSlot)];
@@ -160,18 +172,25 @@ public final class MetricWindow implements Series, RankedSamples {
             if (delta(prevSlot, prev, slot, v) != 0) {
                 lastMoveSlot = slot;
             }
+            moved = Float.floatToRawIntBits(v) != Float.floatToRawIntBits(newestValue);
         } else if (slot <= newestSlot - fine) {
             ignoredLate++;
-            return;
+            return false;
         } else {
             // a rewritten or late slot changes its own rise and its successor's: assume a move up to the newest
             lastMoveSlot = Math.max(lastMoveSlot, newestSlot);
+            moved = true;
         }
         int i = fineIndex(slot);
         for (Running r : running) {
             r.replaced(slot, values[i], v);
         }
         values[i] = v;
+        if (slot == newestSlot) {
+            newestValue = v;
+        }
+        negative |= v < 0;
+        return moved || negative;
     }
 
     /**
@@ -212,6 +231,15 @@ public final class MetricWindow implements Series, RankedSamples {
     public MetricWindow at(long nowMs) {
         this.nowMs = nowMs;
         return this;
+    }
+
+    /**
+     * True when the newest sample lies less than {@code windowMs} before {@code nowMs}, so inside every window of
+     * that length or longer ending then, or when there is none: a reading equal to it then adds nothing new to
+     * them, which {@link #append}'s answer relies on.
+     */
+    public boolean freshAt(long nowMs, long windowMs) {
+        return newestSlot == NONE || nowMs - newestSlot * res < windowMs;
     }
 
     /** Readings ignored because they arrived after their slot had left the fine tier. */
