@@ -124,6 +124,11 @@ final class MetricsRoute {
                         + "evaluation of its rules (for samples, the wait behind other samples included)"),
                 gateway.probes().sampleLatency(), gateway.probes().eventLatency());
         counter(text, "gpuwatch_rule_evaluations_total", "scope evaluations run", gateway.evaluator().evaluations());
+        counter(text, "gpuwatch_rule_instance_evaluations_total", "evaluations of one rule on one instance run",
+                gateway.evaluator().engine().ran());
+        counter(text, "gpuwatch_rule_instance_evaluations_slept_total",
+                "evaluations of one rule on one instance left out: the rule slept, as nothing it reads had changed",
+                gateway.evaluator().engine().slept());
         byReceiver(text, "gpuwatch_notifications_sent_total", "notifications delivered to a receiver",
                 gateway.dispatcher().sentByReceiver());
         byReceiver(text, "gpuwatch_notifications_failed_total", "notifications a receiver failed to deliver",

@@ -146,6 +146,7 @@ class PromtoolScrapeTest {
         assertTrue(own.contains("gpuwatch_alerts{severity=\"ticket\",state=\"firing\"} 1\n"), own);
         assertTrue(own.contains("gpuwatch_outbox_pending{receiver=\"ops\"} "), own);
         assertTrue(own.contains("\ngpuwatch_build_info{version=\""), own);
+        assertTrue(own.contains("\ngpuwatch_rule_instance_evaluations_slept_total "), own);
         assertTrue(own.contains("\nprocess_resident_memory_bytes "), own);
         assertTrue(own.contains("\njvm_memory_used_bytes{area=\"heap\"} "), own);
         Check ownCheck = promtool(own);
