@@ -224,6 +224,12 @@ public final class MetricWindow implements Series, RankedSamples {
         lastMoveSlot = image.lastMoveSlot();
         lastMoveBucket = image.lastMoveBucket();
         running = NO_RUNNING;
+        // the next reading counts as a move whatever it is; a negative value held keeps every reading one
+        newestValue = Float.NaN;
+        negative = false;
+        for (float v : values) {
+            negative |= v < 0;
+        }
         return true;
     }
 

@@ -1,6 +1,7 @@
 package io.gpuwatch.gateway.window;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
@@ -298,6 +299,36 @@ class MetricWindowTest {
         assertEquals(180, w.last());
         w.at(150 * S);
         assertEquals(Double.NaN, w.last());
+    }
+
+    @Test
+    void aReadingMovesTheWindowUnlessItRepeatsTheNewest() {
+        MetricWindow w = new MetricWindow(WindowShape.forWindow(60 * S));
+        assertTrue(w.freshAt(0, 1), "an empty window holds nothing an equal reading could repeat");
+        assertTrue(w.append(1 * S, 5), "the first reading");
+        assertFalse(w.append(2 * S, 5), "the newest repeated");
+        assertTrue(w.append(3 * S, 6), "a new value");
+        assertFalse(w.append(5 * S, 6), "repeated after a gap");
+        assertTrue(w.append(4 * S, 6), "a late slot, even with the same value");
+        assertTrue(w.append(5 * S, 7), "the newest slot rewritten");
+        assertFalse(w.append(6 * S, Double.NaN), "no reading");
+        assertTrue(w.freshAt(64 * S, 60 * S));
+        assertFalse(w.freshAt(65 * S, 60 * S), "the newest sample has left a 60 s window ending then");
+
+        MetricWindow copy = new MetricWindow(WindowShape.forWindow(60 * S));
+        copy.append(1 * S, 7);
+        assertTrue(copy.restore(w.image()));
+        assertTrue(copy.append(6 * S, 7), "after a restore the first reading moves, whatever it repeats");
+        assertFalse(copy.append(7 * S, 7));
+
+        MetricWindow below = new MetricWindow(WindowShape.forWindow(60 * S));
+        below.append(1 * S, -1);
+        below.append(2 * S, 0);
+        assertTrue(below.append(3 * S, 0), "a negative value held: every reading moves");
+        MetricWindow restored = new MetricWindow(WindowShape.forWindow(60 * S));
+        assertTrue(restored.restore(below.image()));
+        restored.append(4 * S, 0);
+        assertTrue(restored.append(5 * S, 0), "the negative value came back with the image");
     }
 
     private static void assertEmpty(MetricWindow w, long windowMs) {
