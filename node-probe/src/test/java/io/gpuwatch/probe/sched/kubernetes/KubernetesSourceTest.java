@@ -9,6 +9,7 @@ import io.gpuwatch.protocol.Frame;
 import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.protocol.Sched;
 import io.gpuwatch.protocol.SchedTask;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -100,9 +101,22 @@ class KubernetesSourceTest {
         return t;
     }
 
-    private static Sched read(KubernetesSource s) throws Exception {
-        List<Frame> frames = await(s.read(NOW));
-        return (Sched) frames.get(0);
+    /** A read on the context the source lives on, where its watches change what it holds. */
+    private static Sched read(Context context, KubernetesSource s) throws Exception {
+        Promise<List<Frame>> frames = Promise.promise();
+        context.runOnContext(v -> s.read(NOW).onComplete(frames));
+        return (Sched) await(frames.future()).get(0);
+    }
+
+    /** A read by the producer, on its context: the newest sched frame it put out. */
+    private static Sched latest(SchedProducer producer, List<Frame> out) throws Exception {
+        await(producer.readOnce());
+        for (int i = out.size() - 1; i >= 0; i--) {
+            if (out.get(i) instanceof Sched s) {
+                return s;
+            }
+        }
+        throw new AssertionError("no sched frame: " + out);
     }
 
     private static void waitFor(BooleanSupplier condition, String what) throws Exception {
@@ -147,15 +161,14 @@ class KubernetesSourceTest {
         release.complete();
         waitFor(() -> {
             try {
-                return read(source).values().get(Metric.PREEMPTIONS) == 2
-                        && read(source).values().get(Metric.PENDING) == 2
-                        && read(source).values().get(Metric.WAIT_P50_S) == 60
-                        && read(source).values().get(Metric.DRAINED_CARDS) == 4;
+                Sched now = latest(producer, out);
+                return now.values().get(Metric.PREEMPTIONS) == 2 && now.values().get(Metric.PENDING) == 2
+                        && now.values().get(Metric.WAIT_P50_S) == 60 && now.values().get(Metric.DRAINED_CARDS) == 4;
             } catch (Exception e) {
                 throw new AssertionError(e);
             }
         }, "the watch events applied");
-        Sched watched = read(source);
+        Sched watched = latest(producer, out);
         // train-7b-0 finished, train-70b-0 bound to gpu-a, embed-1 (1 card, 60 s) came, gpu-c uncordoned
         assertEquals(300, watched.values().get(Metric.WAIT_MAX_S));
         assertEquals(14, watched.values().get(Metric.CARDS_ALLOCATED));
@@ -169,10 +182,10 @@ class KubernetesSourceTest {
     void anExpiredWatchListsAgain() throws Exception {
         expirePodWatchOnce = true;
         KubernetesSource source = source(apiServer(), token());
-        await(vertx.getOrCreateContext().<Void>executeBlocking(() -> null)
-                .compose(v -> source.start()));
+        Context context = vertx.getOrCreateContext();
+        await(context.<Void>executeBlocking(() -> null).compose(v -> source.start()));
         waitFor(() -> lists.get("pods").get() == 2, "a second list of pods after the 410");
-        assertEquals(2, read(source).values().get(Metric.PENDING));
+        assertEquals(2, read(context, source).values().get(Metric.PENDING));
     }
 
     @Test
