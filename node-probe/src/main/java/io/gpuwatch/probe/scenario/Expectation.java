@@ -17,10 +17,12 @@ import java.util.List;
  * @param within latest acceptable detection delay; null for look-alikes
  * @param severity expected severity; null for look-alikes
  * @param must {@code not-page} or {@code not-notify} for look-alikes; null for incidents
+ * @param holderAfter the incident puts a new holder on its card (see {@link Incident#replacesHolder}), so the label
+ *                    names the task on the card from the start on rather than the one before
  */
 public record Expectation(String id, String cls, String kind, String layer, String scope, String node, Integer card,
                           String queue, Duration at, Duration span, Duration within, String severity,
-                          List<String> tolerate, String must) {
+                          List<String> tolerate, String must, boolean holderAfter) {
     public Expectation {
         tolerate = List.copyOf(tolerate);
     }

@@ -14,6 +14,14 @@ public sealed interface Incident {
     /** Name of the node it happens on; null for a queue's incidents. */
     String node();
 
+    /**
+     * Whether it puts a new holder on its card, who is then the one to act: its label names the task from its start
+     * on, where other incidents name the task they hit.
+     */
+    default boolean replacesHolder() {
+        return false;
+    }
+
     /** An XID on one card; {@code lost} leaves the card unreadable for the rest of the run (XID 79's default). */
     record Xid(Duration at, String node, int card, int code, String text, boolean lost) implements Incident {
     }
@@ -41,6 +49,10 @@ public sealed interface Incident {
 
     /** A process holds memory on the card but runs nothing for {@code duration}. */
     record IdleAllocated(Duration at, String node, int card, Duration duration) implements Incident {
+        @Override
+        public boolean replacesHolder() {
+            return true;
+        }
     }
 
     /**

@@ -244,7 +244,8 @@ public final class ScenarioLoader {
                 Expectation e = expectation(m.get("expect").getValueNode(), kindName, m, entry, at, fleet, ids);
                 if (e != null) {
                     expectations.add(new Expectation(e.id(), e.cls(), e.kind(), e.layer(), e.scope(), node,
-                            e.card(), e.queue(), e.at(), e.span(), e.within(), e.severity(), e.tolerate(), e.must()));
+                            e.card(), e.queue(), e.at(), e.span(), e.within(), e.severity(), e.tolerate(), e.must(),
+                            e.holderAfter()));
                 }
             }
         }
@@ -634,7 +635,7 @@ public final class ScenarioLoader {
             }
             Integer card = scope.equals("card") || entry.card() != null ? entry.card() : null;
             return new Expectation(id, cls, kind, layer, scope, null, card, entry.queue(), at, span, within, severity,
-                    tolerate, must);
+                    tolerate, must, entry.made().stream().anyMatch(Incident::replacesHolder));
         }
 
         /** Whether an optional key that is present failed to read. */

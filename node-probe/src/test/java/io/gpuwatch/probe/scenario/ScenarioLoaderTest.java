@@ -273,12 +273,12 @@ class ScenarioLoaderTest {
         assertTrue(s.scheduler(), "a queue incident brings the scheduler");
         List<Expectation> e = s.expectations();
         assertEquals(new Expectation("a", "hard", "xid-79", "device", "card", "node-1", 3, null, Duration.ofMinutes(10),
-                Duration.ofSeconds(30), Duration.ofSeconds(30), "page", List.of(), null), e.get(0));
+                Duration.ofSeconds(30), Duration.ofSeconds(30), "page", List.of(), null, false), e.get(0));
         assertEquals(new Expectation("b", "lookalike", "power-cap", "device", "node", "node-0", null, null,
-                Duration.ofMinutes(20), Duration.ofMinutes(25), null, null, List.of(), "not-notify"), e.get(1));
+                Duration.ofMinutes(20), Duration.ofMinutes(25), null, null, List.of(), "not-notify", false), e.get(1));
         assertEquals(new Expectation("c", "composite", "queue-wait", "scheduling", "queue", null, null, "training",
-                Duration.ofMinutes(5), Duration.ofMinutes(15), Duration.ofMinutes(5), "ticket", List.of("notice"), null),
-                e.get(2));
+                Duration.ofMinutes(5), Duration.ofMinutes(15), Duration.ofMinutes(5), "ticket", List.of("notice"), null,
+                false), e.get(2));
         assertEquals(Duration.ofMinutes(15), e.get(3).span(), "to the scenario's end, plus five minutes");
         assertEquals("task", e.get(3).scope());
         assertEquals(Duration.ofMinutes(26), e.get(4).span(), "three checkpoints ten minutes apart, plus five minutes");

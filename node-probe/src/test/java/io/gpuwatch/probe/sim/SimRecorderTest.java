@@ -5,6 +5,7 @@ import io.gpuwatch.probe.scenario.ScenarioLoad;
 import io.gpuwatch.probe.scenario.ScenarioLoader;
 import io.gpuwatch.probe.trace.TraceWriter;
 import io.gpuwatch.protocol.App;
+import io.gpuwatch.protocol.Event;
 import io.gpuwatch.protocol.Frame;
 import io.gpuwatch.protocol.Hello;
 import io.gpuwatch.protocol.Sample;
@@ -156,6 +157,35 @@ class SimRecorderTest {
         assertEquals("training", queue.get("queue"));
         assertEquals("not-notify", queue.get("must"));
         assertTrue(!queue.containsKey("node") && !queue.containsKey("severity"), "nulls are left out: " + queue);
+    }
+
+    @Test
+    void anIdleHoldersLabelNamesTheHolderNotTheTaskItReplaced() throws Exception {
+        Scenario s = scenario("""
+                name: rec
+                nodes: 1
+                cardsPerNode: 2
+                nodePrefix: gpu-
+                duration: 2m
+                seed: 3
+                incidents:
+                  - {at: 30s, node: gpu-0, card: 1, kind: idle-allocated, for: 1m,
+                     expect: {id: idle, class: composite, severity: inspect, within: 1h}}
+                  - {at: 40s, node: gpu-0, card: 0, kind: xid, code: 79, expect: {id: x79, class: hard, severity: page, within: 30s}}
+                """);
+        assertTrue(s.expectations().get(0).holderAfter());
+        assertTrue(!s.expectations().get(1).holderAfter(), "an XID hits the task that runs on the card");
+        Recorded r = record(s);
+        SimRecorder.Label idle = r.labels().get(0);
+        SimRecorder.Label x79 = r.labels().get(1);
+        // the job that ran on the card exits at 30 s and an idle holder takes the card: the holder must act
+        List<String> started = r.frames().stream().filter(f -> f instanceof Event e && e.kind().equals("process_start")
+                && idle.uuid().equals(e.uuid())).map(f -> ((Event) f).text()).toList();
+        // the first start on the card is the holder's (a job takes the card again after it)
+        assertTrue(!started.isEmpty() && started.get(0).contains("(" + idle.task() + ")"),
+                idle.task() + " in " + started);
+        assertTrue(x79.task().startsWith("train-llama-"), x79.task());
+        assertNotEquals(x79.task(), idle.task());
     }
 
     @Test
