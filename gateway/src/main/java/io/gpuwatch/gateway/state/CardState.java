@@ -166,7 +166,7 @@ public final class CardState implements ScopeView {
         for (int i = 0; i < windows.length; i++) {
             int ordinal = rawOrdinals[i];
             if (ordinal >= 0 && windows[i].append(ts, values.get(ordinal))) {
-                moved[i] = node.seriesMoved(i);
+                moved[i] = node.seriesMoved();
             }
         }
         at(ts);
@@ -177,7 +177,7 @@ public final class CardState implements ScopeView {
             double v = silent ? Double.NaN : derivations[k].derive(this);
             derived[i] = v;
             if (windows[i].append(ts, v)) {
-                moved[i] = node.seriesMoved(i);
+                moved[i] = node.seriesMoved();
             }
             windows[i].at(ts);
         }

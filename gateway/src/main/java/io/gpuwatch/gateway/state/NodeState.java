@@ -70,11 +70,10 @@ public final class NodeState implements ScopeView {
     private final long[] commonOf = {-1, -1, -1};
     /**
      * Counts what changed of the node and its cards for rules' change marks ({@link #changeMark}): each change
-     * takes the next count. By series id, the count at which a card's series last moved; likewise the latest
-     * event of the node or a card, and the latest change of its cards, their windows or series as a whole.
+     * takes the next count (a card keeps the count its series last moved at); the latest event of the node or a
+     * card, and the latest change of its cards, their windows or series as a whole.
      */
     private long changes;
-    private long[] seriesMoved = new long[0];
     private long eventsMoved;
     private long cardsMoved;
 
@@ -266,13 +265,9 @@ public final class NodeState implements ScopeView {
         eventMoved();
     }
 
-    /** A card's series {@code id} moved; returns the change's count. */
-    long seriesMoved(int id) {
-        long c = ++changes;
-        if (id < seriesMoved.length) {
-            seriesMoved[id] = c;
-        }
-        return c;
+    /** A card's series moved; returns the change's count, which the card keeps for that series. */
+    long seriesMoved() {
+        return ++changes;
     }
 
     /** An event was logged on the node or one of its cards; returns the change's count. */
@@ -293,25 +288,21 @@ public final class NodeState implements ScopeView {
 
     @Override
     public long changeMark(Reads reads) {
-        long mark = cardsMoved;
-        for (int id : reads.series()) {
-            if (id < seriesMoved.length) {
-                mark = Math.max(mark, seriesMoved[id]);
-            }
-        }
+        long mark = reads.events() ? Math.max(cardsMoved, eventsMoved) : cardsMoved;
         if (reads.series().length > 0) {
             // its cards' windows are read at the node's instant; one not fresh then keeps the rule awake
             for (CardState card : cards.values()) {
-                if (card.seriesMark(reads, now) == Long.MIN_VALUE) {
+                long moved = card.seriesMark(reads, now);
+                if (moved == Long.MIN_VALUE) {
                     return Long.MIN_VALUE;
                 }
+                mark = Math.max(mark, moved);
             }
         }
-        return reads.events() ? Math.max(mark, eventsMoved) : mark;
+        return mark;
     }
 
     void useSeries(List<SeriesSpec> specs) {
-        seriesMoved = new long[specs.size()];
         cardsMoved();
         PooledSeries[] next = new PooledSeries[specs.size()];
         for (SeriesSpec spec : specs) {

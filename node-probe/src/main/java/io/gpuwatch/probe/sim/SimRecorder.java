@@ -67,7 +67,7 @@ public final class SimRecorder {
         List<Label> labels = new ArrayList<>(expectations.size());
         for (int i = 0; i < expectations.size(); i++) {
             Expectation e = expectations.get(i);
-            String[] task = before[i] != null && !(e.holderAfter() && after[i] != null) ? before[i] : after[i];
+            String[] task = e.holderAfter() && after[i] != null || before[i] == null ? after[i] : before[i];
             String uuid = e.card() == null ? null : fleet.uuid(e.node(), e.card());
             labels.add(new Label(e, uuid, task == null ? null : task[0], task == null ? null : task[1]));
         }
