@@ -2,12 +2,12 @@ package io.gpuwatch.cli;
 
 import io.gpuwatch.gateway.backtest.Backtest;
 import io.gpuwatch.gateway.cost.Pricing;
-import io.gpuwatch.gateway.score.Firings;
-import io.gpuwatch.gateway.score.Labels;
-import io.gpuwatch.gateway.score.LabelsFile;
-import io.gpuwatch.gateway.score.Score;
-import io.gpuwatch.gateway.score.ScoreReport;
-import io.gpuwatch.gateway.score.Scorer;
+import io.gpuwatch.offline.score.Firings;
+import io.gpuwatch.offline.score.Labels;
+import io.gpuwatch.offline.score.LabelsFile;
+import io.gpuwatch.offline.score.Score;
+import io.gpuwatch.offline.score.ScoreReport;
+import io.gpuwatch.offline.score.Scorer;
 import io.gpuwatch.rules.RuleSet;
 import io.gpuwatch.rules.source.Diagnostic;
 import picocli.CommandLine.Command;
