@@ -88,7 +88,7 @@ final class ProbeCommand implements Callable<Integer> {
         Path scenario;
 
         @Option(names = "--replay", paramLabel = "TRACE",
-                description = "replay a trace recorded with --record (JSON lines, plain or .gz)")
+                description = "replay a trace recorded with --record (JSON lines or binary, plain or .gz)")
         Path replay;
     }
 

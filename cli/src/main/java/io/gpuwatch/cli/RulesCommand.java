@@ -159,7 +159,8 @@ final class RulesCommand implements Runnable {
 
     /** {@code gpuwatch rules backtest --rules DIR --trace FILE…}: what the rules would have sent for traces. */
     @Command(name = "backtest", mixinStandardHelpOptions = true,
-            description = "Replay recorded traces (frames as JSON lines, plain or .gz) through rules at full speed "
+            description = "Replay recorded traces (frames as JSON lines or in the binary form, told apart by their first "
+                    + "bytes, plain or .gz) through rules at full speed "
                     + "and print every alert that would have fired, when, for how long and how many notifications "
                     + "it would have sent. --format json writes one line per notification. Several traces are "
                     + "replayed side by side, one per core, and each is reported on its own.")

@@ -49,7 +49,7 @@ final class RulesScore implements Callable<Integer> {
             description = "text (summary and tables) or json (one object)")
     RulesCommand.Format format;
 
-    @Parameters(arity = "1..*", paramLabel = "TRACE", description = "recorded traces (JSON lines, plain or .gz)")
+    @Parameters(arity = "1..*", paramLabel = "TRACE", description = "recorded traces (JSON lines or binary, plain or .gz)")
     List<Path> traces;
 
     @picocli.CommandLine.Spec
