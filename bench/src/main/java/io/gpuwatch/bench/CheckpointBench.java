@@ -7,8 +7,6 @@ import io.gpuwatch.gateway.eval.Evaluator;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.gateway.state.NodeImage;
 import io.gpuwatch.gateway.state.NodeState;
-import io.gpuwatch.rules.RuleLoad;
-import io.gpuwatch.rules.RuleSet;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -70,12 +68,8 @@ public class CheckpointBench {
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
-        RuleLoad load = RuleSet.load(List.of(Path.of(rules)));
-        if (!load.ok()) {
-            throw new IllegalStateException(load.diagnostics().toString());
-        }
         fleet = new FleetState();
-        evaluator = new Evaluator(fleet, load.ruleSet(), t -> { });
+        evaluator = new Evaluator(fleet, Packs.load(rules), t -> { });
         int nodes = cards / Fleets.CARDS_PER_NODE;
         for (int n = 0; n < nodes; n++) {
             fleet.hello(Fleets.hello(n), T0);

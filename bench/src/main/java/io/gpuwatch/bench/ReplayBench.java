@@ -8,7 +8,6 @@ import io.gpuwatch.probe.scenario.ScenarioLoader;
 import io.gpuwatch.probe.sim.SimFleet;
 import io.gpuwatch.protocol.Event;
 import io.gpuwatch.protocol.Sample;
-import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -60,11 +59,7 @@ public class ReplayBench {
 
     @Setup
     public void setUp() {
-        RuleLoad load = RuleSet.load(List.of(Path.of(rules)));
-        if (!load.ok()) {
-            throw new IllegalStateException("cannot load " + rules + ": " + load.diagnostics());
-        }
-        set = load.ruleSet();
+        set = Packs.load(rules);
         ScenarioLoad loaded = ScenarioLoader.load(Path.of(scenario));
         if (!(loaded instanceof ScenarioLoad.Loaded ok)) {
             throw new IllegalStateException("cannot load " + scenario + ": " + loaded);

@@ -5,7 +5,6 @@ import io.gpuwatch.gateway.state.CardState;
 import io.gpuwatch.gateway.state.FleetState;
 import io.gpuwatch.gateway.state.NodeState;
 import io.gpuwatch.rules.Rule;
-import io.gpuwatch.rules.RuleLoad;
 import io.gpuwatch.rules.RuleSet;
 import io.gpuwatch.rules.eval.Transition;
 import io.gpuwatch.rules.scope.ScopeKind;
@@ -22,7 +21,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -64,11 +62,7 @@ public class RuleEvalBench {
 
     @Setup
     public void setUp() {
-        RuleLoad load = RuleSet.load(List.of(Path.of(rules)));
-        if (!load.ok()) {
-            throw new IllegalStateException("cannot load " + rules + ": " + load.diagnostics());
-        }
-        RuleSet set = load.ruleSet();
+        RuleSet set = Packs.load(rules);
         FleetState fleet = new FleetState();
         evaluator = new Evaluator(fleet, set, transitions);
         evaluator.engine().sleep(sleep);
