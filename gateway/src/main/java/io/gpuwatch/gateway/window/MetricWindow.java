@@ -70,12 +70,14 @@ public final class MetricWindow implements Series, RankedSamples {
     // JVM layout estimates, compressed references: object header 12 bytes, array header 16, 8-byte alignment.
     static final int OBJECT_HEADER = 12;
     static final int ARRAY_HEADER = 16;
-    // 4 references, 10 longs, 4 ints, 2 floats, 2 booleans.
-    private static final long SHALLOW_BYTES = align(OBJECT_HEADER + 4 * 4 + 10 * 8 + 4 * 4 + 2 * 4 + 2);
+    // 4 references, 10 longs, 6 ints, 2 floats, 3 booleans.
+    private static final long SHALLOW_BYTES = align(OBJECT_HEADER + 4 * 4 + 10 * 8 + 6 * 4 + 2 * 4 + 3);
 
     private final WindowShape shape;
     private final long res;
     private final long lookbackSlots;
+    /** Whether the lookback is a whole number of slots, so {@link #last} finds its far edge without a division. */
+    private final boolean lookbackWhole;
     private final int fine;
     private final int bucketSlots;
     private final int buckets;
@@ -88,6 +90,9 @@ public final class MetricWindow implements Series, RankedSamples {
 
     private long newestSlot = NONE;
     private long newestBucket = NONE;
+    /** Where {@link #newestSlot} and {@link #newestBucket} sit in their rings, so that neighbours need no division. */
+    private int newestIndex;
+    private int newestBucketIndex;
     /** The newest sample that has left the fine tier: predecessor of the oldest fine sample. */
     private long rolledSlot = NONE;
     private float rolledValue = Float.NaN;
@@ -125,6 +130,7 @@ public final class MetricWindow implements Series, RankedSamples {
         this.shape = shape;
         this.res = shape.resolutionMs();
         this.lookbackSlots = LOOKBACK_MS / res;
+        this.lookbackWhole = LOOKBACK_MS % res == 0;
         this.fine = shape.fineSlots();
         this.buckets = shape.coarseBuckets();
         this.bucketSlots = buckets == 0 ? 0 : shape.slotsPerBucket();
@@ -161,13 +167,14 @@ public final class MetricWindow implements Series, RankedSamples {
             return false;
         }
         boolean moved;
-        long slot = Math.floorDiv(tsMs, res);
+        long slot = slotOf(tsMs);
         if (newestSlot == NONE) {
             newestSlot = slot;
+            newestIndex = (int) Math.floorMod(slot, (long) fine);
             moved = true;
         } else if (slot > newestSlot) {
             long prevSlot = newestSlot;
-            float prev = values[fineIndex(prevSlot)];
+            float prev = values[newestIndex];
             advanceTo(slot);
             if (delta(prevSlot, prev, slot, v) != 0) {
                 lastMoveSlot = slot;
@@ -219,6 +226,8 @@ public final class MetricWindow implements Series, RankedSamples {
         System.arraycopy(image.counts(), 0, counts, 0, counts.length);
         newestSlot = image.newestSlot();
         newestBucket = image.newestBucket();
+        newestIndex = newestSlot == NONE ? 0 : (int) Math.floorMod(newestSlot, (long) fine);
+        newestBucketIndex = newestBucket == NONE ? 0 : (int) Math.floorMod(newestBucket, (long) buckets);
         rolledSlot = image.rolledSlot();
         rolledValue = image.rolledValue();
         lastMoveSlot = image.lastMoveSlot();
@@ -274,8 +283,8 @@ public final class MetricWindow implements Series, RankedSamples {
             return Double.NaN;
         }
         long now = now();
-        long hi = Math.floorDiv(now, res);
-        long lo = Math.floorDiv(now - LOOKBACK_MS, res) + 1;
+        long hi = slotOf(now);
+        long lo = lookbackWhole ? hi - lookbackSlots + 1 : Math.floorDiv(now - LOOKBACK_MS, res) + 1;
         long fineFirst = newestSlot - fine + 1;
         long from = Math.min(hi, newestSlot);
         long to = Math.max(lo, fineFirst);
@@ -344,7 +353,7 @@ public final class MetricWindow implements Series, RankedSamples {
         }
         long now = now();
         long lo = firstSlot(now, windowMs);
-        long hi = Math.floorDiv(now, res);
+        long hi = slotOf(now);
         long fineFirst = newestSlot - fine + 1;
         boolean coarse = reachesCoarse(lo, fineFirst);
         // A counter that has not moved inside the window (most error counters, most of the time) rose by exactly
@@ -417,7 +426,7 @@ public final class MetricWindow implements Series, RankedSamples {
             return r.fit(now, atSeconds);
         }
         long lo = firstSlot(now, windowMs);
-        long hi = Math.floorDiv(now, res);
+        long hi = slotOf(now);
         long fineFirst = newestSlot - fine + 1;
         boolean coarse = reachesCoarse(lo, fineFirst);
         long qFirst = coarse ? firstBucket(lo) : 0;
@@ -506,7 +515,7 @@ public final class MetricWindow implements Series, RankedSamples {
         }
         long now = now();
         long lo = firstSlot(now, windowMs);
-        long hi = Math.floorDiv(now, res);
+        long hi = slotOf(now);
         long fineFirst = newestSlot - fine + 1;
         long n = 0;
         if (reachesCoarse(lo, fineFirst)) {
@@ -570,7 +579,7 @@ public final class MetricWindow implements Series, RankedSamples {
         }
         long now = now();
         long lo = firstSlot(now, windowMs);
-        long hi = Math.floorDiv(now, res);
+        long hi = slotOf(now);
         long fineFirst = newestSlot - fine + 1;
         long n = 0;
         double first = Double.NaN;
@@ -637,7 +646,7 @@ public final class MetricWindow implements Series, RankedSamples {
         }
         long now = now();
         long lo = firstSlot(now, windowMs);
-        long hi = Math.floorDiv(now, res);
+        long hi = slotOf(now);
         long fineFirst = newestSlot - fine + 1;
         long n = 0;
         double acc = op == LOWEST ? Double.POSITIVE_INFINITY : op == HIGHEST ? Double.NEGATIVE_INFINITY : 0;
@@ -702,6 +711,15 @@ public final class MetricWindow implements Series, RankedSamples {
                 }
             }
         }
+        long step = slot - newestSlot;
+        if (step < fine) {
+            newestIndex += (int) step;
+            if (newestIndex >= fine) {
+                newestIndex -= fine;
+            }
+        } else {
+            newestIndex = (int) Math.floorMod(slot, (long) fine);
+        }
         newestSlot = slot;
         for (Running r : running) {
             r.fineLeftBelow(slot - fine + 1);
@@ -716,13 +734,14 @@ public final class MetricWindow implements Series, RankedSamples {
             return;
         }
         // Slots leave the fine tier in order, so buckets only ever move forward.
-        long q = Math.floorDiv(slot, bucketSlots);
+        long q = bucketOf(slot);
         if (newestBucket == NONE || q > newestBucket) {
             long clearFrom = newestBucket == NONE ? q : Math.max(newestBucket + 1, q - buckets + 1);
             for (long b = clearFrom; b <= q; b++) {
-                counts[bucketIndex(b)] = 0;
+                counts[(int) Math.floorMod(b, (long) buckets)] = 0;
             }
             newestBucket = q;
+            newestBucketIndex = (int) Math.floorMod(q, (long) buckets);
         }
         int b = bucketIndex(q);
         int base = fine + b * fields;
@@ -789,10 +808,12 @@ public final class MetricWindow implements Series, RankedSamples {
      * Slope sums are taken in slots from {@code base} and values from {@code y0}, so they stay small.
      */
     private final class Running {
-        // header, outer reference, 14 longs, 7 doubles, 7 floats, 1 int, 3 booleans
-        static final long BYTES = align(OBJECT_HEADER + 4 + 14 * 8 + 7 * 8 + 7 * 4 + 4 + 3);
+        // header, outer reference, 15 longs, 7 doubles, 7 floats, 1 int, 3 booleans
+        static final long BYTES = align(OBJECT_HEADER + 4 + 15 * 8 + 7 * 8 + 7 * 4 + 4 + 3);
 
         final long windowMs;
+        /** The window in slots when it is a whole number of them (nearly always), else 0. */
+        private final long windowSlots;
         private boolean built;
         private long removed;
         private long fa;
@@ -829,14 +850,16 @@ public final class MetricWindow implements Series, RankedSamples {
 
         Running(long windowMs) {
             this.windowMs = windowMs;
+            this.windowSlots = windowMs % res == 0 ? windowMs / res : 0;
         }
 
         /** Moves the covered ranges to the window ending at {@code now}; rebuilds them when it cannot move forward. */
         void sync(long now) {
             syncedAt = now;
             syncedAppends = appends;
-            long lo = firstSlot(now, windowMs);
-            long hi = Math.floorDiv(now, res);
+            long hi = slotOf(now);
+            // a window of whole slots starts that many slots before now's: no division
+            long lo = windowSlots > 0 ? hi - windowSlots + 1 : firstSlot(now, windowMs);
             long fineFirst = newestSlot - fine + 1;
             long fa2 = Math.max(lo, fineFirst);
             long fb2 = Math.min(hi, newestSlot);
@@ -1149,11 +1172,13 @@ public final class MetricWindow implements Series, RankedSamples {
     }
 
     private long firstBucket(long lo) {
-        return Math.max(Math.floorDiv(lo, bucketSlots), newestBucket - buckets + 1);
+        long oldest = newestBucket - buckets + 1;
+        // a far edge older than the coarse tier needs no division
+        return lo < oldest * bucketSlots ? oldest : Math.max(Math.floorDiv(lo, bucketSlots), oldest);
     }
 
     private long lastBucket(long hi, long fineFirst) {
-        return Math.min(Math.floorDiv(Math.min(hi, fineFirst - 1), bucketSlots), newestBucket);
+        return Math.min(bucketOf(Math.min(hi, fineFirst - 1)), newestBucket);
     }
 
     /** Time of the bucket's centre in seconds from now; the youngest bucket only covers its rolled slots. */
@@ -1167,11 +1192,52 @@ public final class MetricWindow implements Series, RankedSamples {
         return (slot * res - now) / 1000.0;
     }
 
+    // Readings come once a slot and queries end at the newest one: the slot, bucket and ring index wanted are
+    // nearly always the newest or close behind it, found without the long division that showed in profiles.
+
+    /** The slot of a time in milliseconds. */
+    private long slotOf(long ms) {
+        if (newestSlot != NONE) {
+            long ahead = ms - newestSlot * res;
+            if (ahead >= 0 && ahead < res) {
+                return newestSlot;
+            }
+            if (ahead >= res && ahead < 2 * res) {
+                return newestSlot + 1;
+            }
+        }
+        return Math.floorDiv(ms, res);
+    }
+
+    /** The bucket of a slot. */
+    private long bucketOf(long slot) {
+        if (newestBucket != NONE) {
+            long ahead = slot - newestBucket * bucketSlots;
+            if (ahead >= 0 && ahead < bucketSlots) {
+                return newestBucket;
+            }
+            if (ahead >= bucketSlots && ahead < 2L * bucketSlots) {
+                return newestBucket + 1;
+            }
+        }
+        return Math.floorDiv(slot, bucketSlots);
+    }
+
     private int fineIndex(long slot) {
+        long back = newestSlot - slot;
+        if (newestSlot != NONE && back >= 0 && back < fine) {
+            int i = newestIndex - (int) back;
+            return i < 0 ? i + fine : i;
+        }
         return (int) Math.floorMod(slot, (long) fine);
     }
 
     private int bucketIndex(long q) {
+        long back = newestBucket - q;
+        if (newestBucket != NONE && back >= 0 && back < buckets) {
+            int i = newestBucketIndex - (int) back;
+            return i < 0 ? i + buckets : i;
+        }
         return (int) Math.floorMod(q, (long) buckets);
     }
 
