@@ -444,7 +444,7 @@ public final class TaskState extends CardPool {
             for (int i = 0; i < figures.length; i++) {
                 figures[i] = members.get(i).series(seriesId).avg(windowMs);
             }
-            group = among == Among.NODES ? byNode(figures) : PeerGroup.of(List.copyOf(members), figures);
+            group = among == Among.NODES ? byNode(figures) : PeerGroup.of(members, figures);
         }
         if (held == null) {
             held = new Peers(seriesId, windowMs, among);
@@ -458,9 +458,16 @@ public final class TaskState extends CardPool {
     /** Each node's mean of its cards' known figures. */
     private PeerGroup<ScopeView> byNode(double[] cardFigures) {
         Map<NodeState, double[]> sums = new LinkedHashMap<>();
+        NodeState previous = null;
+        double[] sum = null;
         for (int i = 0; i < cardFigures.length; i++) {
             if (!Double.isNaN(cardFigures[i])) {
-                double[] sum = sums.computeIfAbsent(members.get(i).node(), n -> new double[2]);
+                // a node's cards join together, so most cards add to the sum of the card before them
+                NodeState node = members.get(i).node();
+                if (node != previous) {
+                    sum = sums.computeIfAbsent(node, n -> new double[2]);
+                    previous = node;
+                }
                 sum[0] += cardFigures[i];
                 sum[1]++;
             }
@@ -468,8 +475,8 @@ public final class TaskState extends CardPool {
         List<ScopeView> nodes = new ArrayList<>(sums.keySet());
         double[] figures = new double[nodes.size()];
         int i = 0;
-        for (double[] sum : sums.values()) {
-            figures[i++] = sum[0] / sum[1];
+        for (double[] total : sums.values()) {
+            figures[i++] = total[0] / total[1];
         }
         return PeerGroup.of(nodes, figures);
     }

@@ -15,40 +15,49 @@ import java.util.Map;
  * @param <K> the members, compared by identity
  */
 public final class PeerGroup<K> {
+    /** Up to this many members are found by a scan, which beats hashing them; larger groups build an index. */
+    private static final int SCANNED = 32;
+
     private final double[] sorted;
-    private final Map<K, Double> values;
+    /** The members with a value, and their values, in member order. */
+    private final Object[] known;
+    private final double[] values;
+    /** Position in {@link #known} by member, built on the first look-up in a group too large to scan. */
+    private Map<Object, Integer> index;
     /** The median absolute deviation, computed on the first SPREAD asked: most rules never ask, and it sorts. */
     private double spread;
     private boolean spreadKnown;
 
-    private PeerGroup(double[] sorted, Map<K, Double> values) {
+    private PeerGroup(double[] sorted, Object[] known, double[] values) {
         this.sorted = sorted;
+        this.known = known;
         this.values = values;
     }
 
     /** The group of {@code members} whose figures are {@code figures[i]}; NaN figures are left out. */
-    public static <K> PeerGroup<K> of(List<K> members, double[] figures) {
-        Map<K, Double> values = new IdentityHashMap<>(members.size());
-        double[] known = new double[members.size()];
+    public static <K> PeerGroup<K> of(List<? extends K> members, double[] figures) {
+        Object[] known = new Object[members.size()];
+        double[] values = new double[members.size()];
         int n = 0;
-        for (int i = 0; i < members.size(); i++) {
+        for (int i = 0; i < known.length; i++) {
             double v = figures[i];
             if (!Double.isNaN(v)) {
-                values.put(members.get(i), v);
-                known[n++] = v;
+                known[n] = members.get(i);
+                values[n++] = v;
             }
         }
-        double[] sorted = Arrays.copyOf(known, n);
+        double[] sorted = Arrays.copyOf(values, n);
         Arrays.sort(sorted);
-        return new PeerGroup<>(sorted, values);
+        return new PeerGroup<>(sorted, Arrays.copyOf(known, n), Arrays.copyOf(values, n));
     }
 
     /** {@code stat} of {@code member} against the others; unknown for a member not in the group or without value. */
     public double stat(K member, PeerStat stat) {
-        Double own = values.get(member);
-        if (own == null) {
+        int at = positionOf(member);
+        if (at < 0) {
             return stat.none();
         }
+        double own = values[at];
         int others = sorted.length - 1;
         if (stat == PeerStat.COUNT) {
             return others;
@@ -68,6 +77,27 @@ public final class PeerGroup<K> {
             return median;
         }
         return median == 0 ? Double.NaN : own / median;
+    }
+
+    /** Where {@code member} is in {@link #known}, by identity; -1 when it has no value. A member listed twice counts
+     * with its last figure. */
+    private int positionOf(Object member) {
+        if (known.length <= SCANNED) {
+            for (int i = known.length - 1; i >= 0; i--) {
+                if (known[i] == member) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+        if (index == null) {
+            index = new IdentityHashMap<>(known.length);
+            for (int i = 0; i < known.length; i++) {
+                index.put(known[i], i);
+            }
+        }
+        Integer at = index.get(member);
+        return at == null ? -1 : at;
     }
 
     /** The median of the sorted values with the one at {@code skip} left out. */
