@@ -167,6 +167,8 @@ public final class MetricWindow implements Series, RankedSamples {
             return false;
         }
         boolean moved;
+        // a slot past the newest lies past every running aggregate's range too: they need not hear of it
+        boolean ahead = true;
         long slot = slotOf(tsMs);
         if (newestSlot == NONE) {
             newestSlot = slot;
@@ -187,10 +189,13 @@ public final class MetricWindow implements Series, RankedSamples {
             // a rewritten or late slot changes its own rise and its successor's: assume a move up to the newest
             lastMoveSlot = Math.max(lastMoveSlot, newestSlot);
             moved = true;
+            ahead = false;
         }
         int i = fineIndex(slot);
-        for (Running r : running) {
-            r.replaced(slot, values[i], v);
+        if (!ahead) {
+            for (Running r : running) {
+                r.replaced(slot, values[i], v);
+            }
         }
         values[i] = v;
         if (slot == newestSlot) {
