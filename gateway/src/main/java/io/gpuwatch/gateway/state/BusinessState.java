@@ -20,6 +20,7 @@ public final class BusinessState implements ScopeView {
     private final FleetState fleet;
     private final String name;
     private final Map<String, String> identity;
+    private final String instanceKey;
     private final List<TaskState> tasks = new ArrayList<>();
     private final List<CardState> cards = new ArrayList<>();
     private PooledSeries[] series = new PooledSeries[0];
@@ -30,6 +31,8 @@ public final class BusinessState implements ScopeView {
         this.fleet = fleet;
         this.name = name;
         this.identity = Map.of("business", name);
+        // built once: engines look alerts up by it on every evaluation
+        this.instanceKey = key(name);
     }
 
     public String name() {
@@ -38,7 +41,7 @@ public final class BusinessState implements ScopeView {
 
     /** The key a rule engine tracks this business's alert states under. */
     public String instanceKey() {
-        return key(name);
+        return instanceKey;
     }
 
     /** The engine key of the business named {@code name}. */

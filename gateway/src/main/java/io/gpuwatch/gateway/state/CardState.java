@@ -28,6 +28,7 @@ public final class CardState implements ScopeView {
     private final NodeState node;
     private final String uuid;
     private final Map<String, String> identity;
+    private final String instanceKey;
     private final EventLog events;
     private CardInfo info;
     private Series[] seriesView = new Series[0];
@@ -67,6 +68,8 @@ public final class CardState implements ScopeView {
         this.info = info;
         this.events = events;
         this.identity = Map.of("node", node.name(), "uuid", uuid);
+        // built once: engines look alerts up by it on every evaluation
+        this.instanceKey = key(node.name(), uuid);
         Arrays.fill(latest, Double.NaN);
     }
 
@@ -80,7 +83,7 @@ public final class CardState implements ScopeView {
 
     /** The key a rule engine tracks this card's alert states under. */
     public String instanceKey() {
-        return key(node.name(), uuid);
+        return instanceKey;
     }
 
     /** The engine key of card {@code uuid} of {@code node}. */

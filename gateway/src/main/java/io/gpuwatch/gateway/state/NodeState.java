@@ -25,6 +25,7 @@ import java.util.Set;
 public final class NodeState implements ScopeView {
     private final String name;
     private final Map<String, String> identity;
+    private final String instanceKey;
     private final Map<String, CardState> cards = new LinkedHashMap<>();
     private final EventLog events;
     private final FleetState fleet;
@@ -82,6 +83,8 @@ public final class NodeState implements ScopeView {
         this.name = name;
         this.events = events;
         this.identity = Map.of("node", name);
+        // built once: engines look alerts up by it on every evaluation
+        this.instanceKey = key(name);
     }
 
     public String name() {
@@ -107,7 +110,7 @@ public final class NodeState implements ScopeView {
 
     /** The key a rule engine tracks this node's alert states under. */
     public String instanceKey() {
-        return key(name);
+        return instanceKey;
     }
 
     /** The engine key of the node named {@code name}. */

@@ -17,6 +17,7 @@ public final class QueueState implements ScopeView {
     private final FleetState fleet;
     private final String name;
     private final Map<String, String> identity;
+    private final String instanceKey;
     private final WindowSet windows = new WindowSet(Metric.Source.SCHED);
     private List<CardState> cards = List.of();
     private long lastFrameAt;
@@ -29,6 +30,8 @@ public final class QueueState implements ScopeView {
         this.fleet = fleet;
         this.name = name;
         this.identity = Map.of("queue", name);
+        // built once: engines look alerts up by it on every evaluation
+        this.instanceKey = key(name);
     }
 
     public String name() {
@@ -37,7 +40,7 @@ public final class QueueState implements ScopeView {
 
     /** The key a rule engine tracks this queue's alert states under. */
     public String instanceKey() {
-        return key(name);
+        return instanceKey;
     }
 
     /** The engine key of the queue named {@code name}. */

@@ -15,11 +15,14 @@ public final class ReplicaState extends CardPool {
     private final TaskState task;
     private final NodeState node;
     private Map<String, String> identity;
+    private final String instanceKey;
 
     ReplicaState(TaskState task, NodeState node) {
         this.task = task;
         this.node = node;
         this.identity = Map.of("task", task.name(), "node", node.name());
+        // built once: engines look alerts up by it on every evaluation
+        this.instanceKey = key(task.name(), node.name());
     }
 
     /** The task, its business once known (as a task's own identity has it) and the node. */
@@ -38,7 +41,7 @@ public final class ReplicaState extends CardPool {
 
     /** The key a rule engine tracks this replica's alert states under. */
     public String instanceKey() {
-        return key(task.name(), node.name());
+        return instanceKey;
     }
 
     public NodeState node() {

@@ -36,6 +36,7 @@ public final class TaskState extends CardPool {
     private final Map<CardState, long[]> attributed = new IdentityHashMap<>();
     private long prunedAt = Long.MIN_VALUE;
     private Map<String, String> identity;
+    private final String instanceKey;
     private String business;
     private String owner;
     private String queue;
@@ -82,6 +83,8 @@ public final class TaskState extends CardPool {
         this.fleet = fleet;
         this.name = name;
         this.identity = Map.of("task", name);
+        // built once: engines look alerts up by it on every evaluation
+        this.instanceKey = key(name);
     }
 
     public String name() {
@@ -95,7 +98,7 @@ public final class TaskState extends CardPool {
 
     /** The key a rule engine tracks this task's alert states under. */
     public String instanceKey() {
-        return key(name);
+        return instanceKey;
     }
 
     /** The engine key of the task named {@code name}. */
