@@ -1,7 +1,11 @@
 package io.gpuwatch.cli;
 
 import io.gpuwatch.gateway.backtest.TraceFrame;
+import io.gpuwatch.protocol.CardReading;
 import io.gpuwatch.protocol.Hello;
+import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.protocol.MetricValues;
+import io.gpuwatch.protocol.Sample;
 import io.gpuwatch.protocol.codec.Decoded;
 import io.gpuwatch.protocol.codec.FrameCodec;
 import io.gpuwatch.protocol.trace.BinaryTrace;
@@ -40,6 +44,10 @@ import java.util.zip.GZIPInputStream;
 final class TraceLines implements Iterable<TraceFrame>, AutoCloseable {
     private static final int BATCH = 512;
     private static final int BINARY_BATCH = 64;
+    /** Doubles in a 64-byte cache line. */
+    private static final int DOUBLES_PER_LINE = 8;
+    /** Where {@link #warm} leaves what it read, so that the JIT keeps the loads. */
+    private static volatile long warmed;
 
     private final Path file;
     private final Consumer<String> problems;
@@ -371,13 +379,36 @@ final class TraceLines implements Iterable<TraceFrame>, AutoCloseable {
 
     private Batch take() {
         try {
-            return batches.take().get();
+            return warm(batches.take().get());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new Batch(List.of(), file + ": reading was interrupted", true);
         } catch (ExecutionException e) {
             return new Batch(List.of(), file + ": cannot decode: " + e.getCause(), true);
         }
+    }
+
+    /**
+     * Reads a word of every cache line of the batch's card readings before the replay reads any of them. They were
+     * decoded on another core, so the first read of each misses the cache; made here, together and independent of
+     * each other, the misses overlap, where the replay would otherwise stall on them one reading at a time
+     * (docs/performance.md, issue 15, seventh round).
+     */
+    private static Batch warm(Batch batch) {
+        long sum = 0;
+        for (Object item : batch.items()) {
+            if (item instanceof TraceFrame f && f.frame() instanceof Sample sample) {
+                for (CardReading r : sample.cards()) {
+                    sum += r.uuid().length() + r.processes().size();
+                    MetricValues values = r.values();
+                    for (int m = 0; m < Metric.count(); m += DOUBLES_PER_LINE) {
+                        sum += Double.doubleToRawLongBits(values.get(m));
+                    }
+                }
+            }
+        }
+        warmed = sum;
+        return batch;
     }
 
     @Override
