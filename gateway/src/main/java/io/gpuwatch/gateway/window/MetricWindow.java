@@ -70,11 +70,13 @@ public final class MetricWindow implements Series, RankedSamples {
     // JVM layout estimates, compressed references: object header 12 bytes, array header 16, 8-byte alignment.
     static final int OBJECT_HEADER = 12;
     static final int ARRAY_HEADER = 16;
-    // 4 references, 10 longs, 6 ints, 2 floats, 3 booleans.
-    private static final long SHALLOW_BYTES = align(OBJECT_HEADER + 4 * 4 + 10 * 8 + 6 * 4 + 2 * 4 + 3);
+    // 4 references, 11 longs, 6 ints, 2 floats, 3 booleans.
+    private static final long SHALLOW_BYTES = align(OBJECT_HEADER + 4 * 4 + 11 * 8 + 6 * 4 + 2 * 4 + 3);
 
     private final WindowShape shape;
     private final long res;
+    /** The shape's horizon, kept here: every query checks it, and the shape is another cache line. */
+    private final long horizonMs;
     private final long lookbackSlots;
     /** Whether the lookback is a whole number of slots, so {@link #last} finds its far edge without a division. */
     private final boolean lookbackWhole;
@@ -129,6 +131,7 @@ public final class MetricWindow implements Series, RankedSamples {
         this.incremental = incremental;
         this.shape = shape;
         this.res = shape.resolutionMs();
+        this.horizonMs = shape.horizonMs();
         this.lookbackSlots = LOOKBACK_MS / res;
         this.lookbackWhole = LOOKBACK_MS % res == 0;
         this.fine = shape.fineSlots();
@@ -783,7 +786,7 @@ public final class MetricWindow implements Series, RankedSamples {
 
     /** The running aggregates over {@code windowMs}, brought up to now; null where the window is rescanned. */
     private Running running(long windowMs) {
-        if (!incremental || newestSlot == NONE || windowMs <= 0 || windowMs > shape.horizonMs()) {
+        if (!incremental || newestSlot == NONE || windowMs <= 0 || windowMs > horizonMs) {
             return null;
         }
         long now = now();
