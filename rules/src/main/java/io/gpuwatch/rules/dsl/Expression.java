@@ -12,9 +12,11 @@ import java.util.Set;
 
 /**
  * One checked expression: a tree of {@link Node}s that conditions are evaluated through without reflection or
- * allocation, and the same expression compiled once to MVEL with strict, strong typing and a class loader that
- * loads only what MVEL's own machinery needs, which renders template values. Evaluations reuse one
- * {@link EvalContext}, so an expression is used by one thread at a time.
+ * allocation, and the same expression compiled to MVEL with strict, strong typing and a class loader that
+ * loads only what MVEL's own machinery needs, which renders template values. MVEL compiles it on the first
+ * value asked: conditions never ask, and a pack's templates render only for the rules that fire, while compiling
+ * them all took a sixth of loading a pack. Evaluations reuse one {@link EvalContext}, so an expression is used by
+ * one thread at a time.
  */
 public final class Expression {
     /** Value types and MVEL's own accessor machinery, which its JIT needs; nothing that reaches the system. */
@@ -37,7 +39,8 @@ public final class Expression {
     private final String canonical;
     private final String mvel;
     private final boolean onlyEvents;
-    private final Serializable compiled;
+    /** MVEL's form, compiled on first use; volatile because a rule set may be handed to another thread. */
+    private volatile Serializable compiled;
     private final Node node;
     private final List<Expression> streaks;
     private final EvalContext context;
@@ -45,8 +48,7 @@ public final class Expression {
     private final Set<String> baselined;
     private final Reads sleepsOn;
 
-    private Expression(String canonical, String mvel, Node node, boolean onlyEvents, Serializable compiled,
-                       List<Expression> streaks, List<Expression> members, long longestWindowMs,
+    private Expression(String canonical, String mvel, Node node, boolean onlyEvents, List<Expression> streaks, List<Expression> members, long longestWindowMs,
                        Set<String> baselined, Reads sleepsOn) {
         this.sleepsOn = sleepsOn;
         this.longestWindowMs = longestWindowMs;
@@ -55,7 +57,6 @@ public final class Expression {
         this.mvel = mvel;
         this.node = node;
         this.onlyEvents = onlyEvents;
-        this.compiled = compiled;
         this.streaks = List.copyOf(streaks);
         this.context = new EvalContext(members);
     }
@@ -69,8 +70,26 @@ public final class Expression {
      */
     static Expression compile(String canonical, String mvel, Node node, boolean onlyEvents,
                               List<Expression> streaks, List<Expression> members, long longestWindowMs,
-                              Set<String> baselined, Reads sleepsOn)
-            throws DslException {
+                              Set<String> baselined, Reads sleepsOn) {
+        return new Expression(canonical, mvel, node, onlyEvents, streaks, members, longestWindowMs, baselined,
+                sleepsOn);
+    }
+
+    private Serializable compiled() {
+        Serializable c = compiled;
+        if (c == null) {
+            synchronized (this) {
+                c = compiled;
+                if (c == null) {
+                    c = compileMvel(mvel);
+                    compiled = c;
+                }
+            }
+        }
+        return c;
+    }
+
+    private static Serializable compileMvel(String mvel) {
         ParserConfiguration config = new ParserConfiguration();
         config.setClassLoader(FILTER);
         ParserContext pc = new ParserContext(config);
@@ -78,11 +97,10 @@ public final class Expression {
         pc.setStrongTyping(true);
         pc.addInput("this", EvalContext.class);
         try {
-            return new Expression(canonical, mvel, node, onlyEvents, MVEL.compileExpression(mvel, pc), streaks,
-                    members, longestWindowMs, baselined, sleepsOn);
+            return MVEL.compileExpression(mvel, pc);
         } catch (RuntimeException e) {
-            // the checker admitted something MVEL cannot compile: a bug of ours, reported, never run
-            throw new DslException(0, "internal error: MVEL rejected `" + mvel + "`: " + e.getMessage());
+            // the checker admitted something MVEL cannot compile: a bug of ours, reported where it is rendered
+            throw new IllegalStateException("internal error: MVEL rejected `" + mvel + "`: " + e.getMessage(), e);
         }
     }
 
@@ -183,7 +201,7 @@ public final class Expression {
     Object viaMvel(ScopeView view, int[] streaks) {
         context.bind(view, streaks);
         try {
-            return MVEL.executeExpression(compiled, context);
+            return MVEL.executeExpression(compiled(), context);
         } finally {
             context.bind(null, null);
         }

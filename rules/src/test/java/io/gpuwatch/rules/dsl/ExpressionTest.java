@@ -15,6 +15,7 @@ import java.util.Set;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** What expressions evaluate to: literals, precedence, every function and builtin, NaN semantics. */
@@ -230,11 +231,15 @@ class ExpressionTest {
 
     @Test
     void mvelThatBypassedTheCheckerStillCannotLoadClasses() {
-        DslException e = org.junit.jupiter.api.Assertions.assertThrows(DslException.class,
-                () -> Expression.compile("x", "new java.io.File('/tmp')", Node.bool(true), false, List.of(),
-                        List.of(), 0, Set.of(), null));
+        Expression x = Expression.compile("x", "new java.io.File('/tmp')", Node.bool(true), false, List.of(),
+                List.of(), 0, Set.of(), null);
+        FakeScope card = new FakeScope(catalog.specs(), Map.of("node", "n1", "uuid", "GPU-1"));
+        // MVEL compiles on the first value asked, and refuses there
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> x.value(card.at(0)));
         assertTrue(e.getMessage().startsWith("internal error: MVEL rejected `new java.io.File('/tmp')`"),
                 e.getMessage());
+        assertThrows(IllegalStateException.class, () -> x.value(card.at(1)), "refused again, never cached");
     }
 
     @Test
