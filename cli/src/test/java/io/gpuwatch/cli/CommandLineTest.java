@@ -25,6 +25,18 @@ class CommandLineTest extends InProcessCommandTest {
     }
 
     @Test
+    void theRulesCommandLineBuiltAloneReadsAsTheWholeOnes() {
+        picocli.CommandLine whole = Main.commandLine().getSubcommands().get("rules");
+        picocli.CommandLine alone = Main.rulesCommandLine();
+        assertEquals(whole.getUsageMessage(), alone.getUsageMessage());
+        assertEquals(whole.getSubcommands().keySet(), alone.getSubcommands().keySet());
+        for (String sub : whole.getSubcommands().keySet()) {
+            assertEquals(whole.getSubcommands().get(sub).getUsageMessage(),
+                    alone.getSubcommands().get(sub).getUsageMessage(), sub);
+        }
+    }
+
+    @Test
     void rulesCheckPassesTheExamplePack() {
         assertEquals(0, run("rules", "check", "../examples/rules"), err.toString());
         assertTrue(out.toString().contains("xid-fallen-off-bus"), out.toString());
