@@ -210,6 +210,17 @@ public final class Rule {
         return render(description, "description", v);
     }
 
+    /** Compiles what rendering the summary and description takes now rather than at the first render. */
+    public void prepareRendering() {
+        summary.prepare();
+        description.prepare();
+    }
+
+    /** Whether the summary and description render without compiling first. */
+    public boolean renderingPrepared() {
+        return summary.prepared() && description.prepared();
+    }
+
     private String render(Template t, String what, ScopeView v) {
         try {
             return t.render(v);

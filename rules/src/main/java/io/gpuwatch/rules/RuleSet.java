@@ -127,6 +127,18 @@ public final class RuleSet {
         return rules;
     }
 
+    /**
+     * Compiles every rule's templates now; returns this set. Offline tools leave it to the first render (most rules
+     * never fire in a backtest, and compiling all was a sixth of loading a pack); a server calls it as the rules
+     * load, off its event loop, so that no rule's first page waits for it.
+     */
+    public RuleSet prepareRendering() {
+        for (Rule r : rules) {
+            r.prepareRendering();
+        }
+        return this;
+    }
+
     /** The rules of one scope kind, in file order. */
     public List<Rule> rules(ScopeKind kind) {
         return byScope.getOrDefault(kind, Collections.emptyList());

@@ -74,7 +74,7 @@ public final class RuleReloader {
     }
 
     private Future<ReloadStatus> attempt(String trigger) {
-        return context.executeBlocking(() -> new Read(stamps(files.paths()), RuleSet.load(files.paths())))
+        return context.executeBlocking(() -> new Read(stamps(files.paths()), prepared(RuleSet.load(files.paths()))))
                 .compose(read -> {
                     seen = read.stamps();
                     if (!read.load().ok()) {
@@ -85,6 +85,14 @@ public final class RuleReloader {
                 })
                 .recover(e -> Future.succeededFuture(failed(trigger, List.of(Diagnostic.error(where(), 0, 0,
                         "reload failed: " + (e.getMessage() == null ? e.toString() : e.getMessage()))))));
+    }
+
+    /** Templates compiled here, off the event loop, rather than at each rule's first page. */
+    private static RuleLoad prepared(RuleLoad load) {
+        if (load.ok()) {
+            load.ruleSet().prepareRendering();
+        }
+        return load;
     }
 
     private String where() {

@@ -82,6 +82,18 @@ class RuleReloaderTest {
     }
 
     @Test
+    void reloadedRulesComeWithTheirTemplatesCompiled(Vertx vertx) throws Exception {
+        write("a.yml", HEAD + HOT);
+        LiveGateway live = LiveGateway.start(vertx, dir, Duration.ZERO);
+        write("a.yml", HEAD + HOT + WARM + "    summary: '@{node} at @{tempC} C, @{max(tempC, 1m)} at most'\n");
+        ReloadStatus s = await(live.reloader().reload("http"));
+        assertTrue(s.ok(), s::text);
+        // compiled on the reload's worker thread: the first page of `warm` does not compile on the event loop
+        assertTrue(live.gateway.rules().rules().stream().allMatch(r -> r.renderingPrepared()),
+                () -> live.gateway.rules().rules().toString());
+    }
+
+    @Test
     void aRemovedRulesAlertResolvesOnce(Vertx vertx) throws Exception {
         write("a.yml", HEAD + HOT + WARM);
         LiveGateway live = LiveGateway.start(vertx, dir, Duration.ZERO);

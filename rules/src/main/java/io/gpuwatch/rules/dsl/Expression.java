@@ -75,6 +75,16 @@ public final class Expression {
                 sleepsOn);
     }
 
+    /** Compiles the MVEL form now, if it is not yet. */
+    void compileMvel() {
+        compiled();
+    }
+
+    /** Whether the MVEL form has been compiled. */
+    boolean mvelCompiled() {
+        return compiled != null;
+    }
+
     private Serializable compiled() {
         Serializable c = compiled;
         if (c == null) {

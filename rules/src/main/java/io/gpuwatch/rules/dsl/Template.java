@@ -82,6 +82,28 @@ public final class Template {
         return -1;
     }
 
+    /**
+     * Compiles the MVEL form of each value now rather than at the first render: a server calls it as rules load,
+     * off its event loop, so that the first notification of a rule does not pay for it.
+     */
+    public void prepare() {
+        for (Object part : parts) {
+            if (part instanceof Expression e) {
+                e.compileMvel();
+            }
+        }
+    }
+
+    /** Whether every value is ready to render without compiling. */
+    public boolean prepared() {
+        for (Object part : parts) {
+            if (part instanceof Expression e && !e.mvelCompiled()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     public boolean isEmpty() {
         return source.isEmpty();
     }
