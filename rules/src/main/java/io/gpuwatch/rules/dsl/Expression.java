@@ -14,8 +14,9 @@ import java.util.Set;
  * One checked expression: a tree of {@link Node}s that conditions are evaluated through without reflection or
  * allocation, and the same expression compiled to MVEL with strict, strong typing and a class loader that
  * loads only what MVEL's own machinery needs, which renders template values. MVEL compiles it on the first
- * value asked: conditions never ask, and a pack's templates render only for the rules that fire, while compiling
- * them all took a sixth of loading a pack. Evaluations reuse one {@link EvalContext}, so an expression is used by
+ * value asked, or when a server prepares its rules ({@code RuleSet.prepareRendering}): conditions never ask, and
+ * in a backtest a pack's templates render only for the rules that fire, while compiling them all took a sixth of
+ * loading a pack. Evaluations reuse one {@link EvalContext}, so an expression is used by
  * one thread at a time.
  */
 public final class Expression {
