@@ -193,7 +193,7 @@ final class BenchCommand implements Runnable {
                     webhookPort = bound;
                 }
                 if (embedded) {
-                    RuleSet ruleSet = Loading.rulesToServe(rules, err);
+                    RuleSet ruleSet = Loading.rules(rules, err);
                     if (ruleSet == null) {
                         return 1;
                     }

@@ -81,7 +81,7 @@ final class DemoCommand implements Callable<Integer> {
             err.flush();
             return 2;
         }
-        RuleSet ruleSet = Loading.rulesToServe(rules, err);
+        RuleSet ruleSet = Loading.rules(rules, err);
         if (ruleSet == null) {
             return 1;
         }

@@ -205,7 +205,7 @@ final class GatewayCommand implements Callable<Integer> {
             return 2;
         }
         List<Path> rulePaths = rules == null || rules.isEmpty() ? List.of(Home.resolve("examples/rules")) : rules;
-        RuleSet ruleSet = Loading.rulesToServe(rulePaths, err);
+        RuleSet ruleSet = Loading.rules(rulePaths, err);
         if (ruleSet == null) {
             return 1;
         }

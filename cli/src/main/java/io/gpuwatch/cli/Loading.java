@@ -32,12 +32,6 @@ final class Loading {
         return load.ok() ? load.ruleSet() : null;
     }
 
-    /** {@link #rules}, for a server: every template compiled now, so that no rule's first page waits for it. */
-    static RuleSet rulesToServe(List<Path> paths, PrintWriter err) {
-        RuleSet set = rules(paths, err);
-        return set == null ? null : set.prepareRendering();
-    }
-
     /** The prices of {@code file}, {@link Pricing#NONE} without one, or null after printing why it was refused. */
     static Pricing pricing(Path file, PrintWriter err) {
         if (file == null) {

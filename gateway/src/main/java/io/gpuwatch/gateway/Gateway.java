@@ -169,7 +169,8 @@ public final class Gateway extends VerticleBase implements FrameSink, ApiHost {
     public Gateway(GatewayConfig config, RuleSet rules, RuleFiles ruleFiles, Supplier<TokenFile> tokens,
                    List<Receiver> receivers, RoutingConfig routing, InstantSource clock) {
         this.config = config;
-        this.rules = rules;
+        // templates compiled here, before the event loop runs, so that no rule's first page compiles them
+        this.rules = rules.prepareRendering();
         this.ruleFiles = ruleFiles;
         this.tokens = tokens;
         this.clock = clock;

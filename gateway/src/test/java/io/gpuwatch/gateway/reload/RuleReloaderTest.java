@@ -82,10 +82,14 @@ class RuleReloaderTest {
     }
 
     @Test
-    void reloadedRulesComeWithTheirTemplatesCompiled(Vertx vertx) throws Exception {
-        write("a.yml", HEAD + HOT);
+    void startedAndReloadedRulesComeWithTheirTemplatesCompiled(Vertx vertx) throws Exception {
+        String summary = "    summary: '@{node} at @{tempC} C, @{max(tempC, 1m)} at most'\n";
+        write("a.yml", HEAD + HOT + summary);
         LiveGateway live = LiveGateway.start(vertx, dir, Duration.ZERO);
-        write("a.yml", HEAD + HOT + WARM + "    summary: '@{node} at @{tempC} C, @{max(tempC, 1m)} at most'\n");
+        // compiled as the gateway was built, before its event loop ran
+        assertTrue(live.gateway.rules().rules().stream().allMatch(r -> r.renderingPrepared()),
+                () -> live.gateway.rules().rules().toString());
+        write("a.yml", HEAD + HOT + summary + WARM + summary);
         ReloadStatus s = await(live.reloader().reload("http"));
         assertTrue(s.ok(), s::text);
         // compiled on the reload's worker thread: the first page of `warm` does not compile on the event loop
