@@ -16,8 +16,7 @@ import java.util.Set;
  * loads only what MVEL's own machinery needs, which renders template values. MVEL compiles it on the first
  * value asked, or when a server prepares its rules ({@code RuleSet.prepareRendering}): conditions never ask, and
  * in a backtest a pack's templates render only for the rules that fire, while compiling them all took a sixth of
- * loading a pack. Evaluations reuse one {@link EvalContext}, so an expression is used by
- * one thread at a time.
+ * loading a pack. Evaluations reuse one {@link EvalContext}, so an expression is used by one thread at a time.
  */
 public final class Expression {
     /** Value types and MVEL's own accessor machinery, which its JIT needs; nothing that reaches the system. */
@@ -49,8 +48,8 @@ public final class Expression {
     private final Set<String> baselined;
     private final Reads sleepsOn;
 
-    private Expression(String canonical, String mvel, Node node, boolean onlyEvents, List<Expression> streaks, List<Expression> members, long longestWindowMs,
-                       Set<String> baselined, Reads sleepsOn) {
+    private Expression(String canonical, String mvel, Node node, boolean onlyEvents, List<Expression> streaks,
+                       List<Expression> members, long longestWindowMs, Set<String> baselined, Reads sleepsOn) {
         this.sleepsOn = sleepsOn;
         this.longestWindowMs = longestWindowMs;
         this.baselined = Set.copyOf(baselined);
@@ -92,7 +91,7 @@ public final class Expression {
             synchronized (this) {
                 c = compiled;
                 if (c == null) {
-                    c = compileMvel(mvel);
+                    c = parseMvel(mvel);
                     compiled = c;
                 }
             }
@@ -100,7 +99,7 @@ public final class Expression {
         return c;
     }
 
-    private static Serializable compileMvel(String mvel) {
+    private static Serializable parseMvel(String mvel) {
         ParserConfiguration config = new ParserConfiguration();
         config.setClassLoader(FILTER);
         ParserContext pc = new ParserContext(config);
