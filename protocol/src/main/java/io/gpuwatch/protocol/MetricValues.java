@@ -69,21 +69,34 @@ public final class MetricValues {
         return j.toString();
     }
 
-    /** Collects readings; {@link #build()} hands out an immutable copy. */
+    /**
+     * Collects readings; {@link #build()} hands out an immutable set. The first build takes the builder's array
+     * rather than a copy (a trace replay builds one per card reading, and the copy was half of what it
+     * allocated); a builder used after that copies it first.
+     */
     public static final class Builder {
-        private final double[] values = new double[Metric.count()];
+        private double[] values = new double[Metric.count()];
+        private boolean handedOut;
 
         private Builder() {
             Arrays.fill(values, Double.NaN);
         }
 
         public Builder set(Metric m, double v) {
+            if (handedOut) {
+                values = values.clone();
+                handedOut = false;
+            }
             values[m.ordinal()] = v;
             return this;
         }
 
         public MetricValues build() {
-            return new MetricValues(values.clone());
+            if (handedOut) {
+                return new MetricValues(values.clone());
+            }
+            handedOut = true;
+            return new MetricValues(values);
         }
     }
 }
