@@ -19,7 +19,12 @@ public final class CardTrail {
     public static final List<Metric> METRICS = List.of(Metric.GPU_UTIL, Metric.SM_ACTIVE, Metric.TEMP_C,
             Metric.POWER_W, Metric.MEM_USED_BYTES, Metric.CLOCK_EVENT_REASONS);
 
-    private final float[] values = new float[METRICS.size() * SLOTS];
+    private static final int WIDTH = METRICS.size();
+    /** The metrics ordinals, so that a reading is kept without going through the list. */
+    private static final int[] ORDINALS = METRICS.stream().mapToInt(Metric::ordinal).toArray();
+
+    /** Slot after slot, each the {@link #METRICS} in order: a reading writes one cache line, not one per metric. */
+    private final float[] values = new float[WIDTH * SLOTS];
     /** The slot number (time / SLOT_MS) of the newest reading; MIN_VALUE before the first. */
     private long newest = Long.MIN_VALUE;
 
@@ -40,17 +45,15 @@ public final class CardTrail {
             }
         }
         newest = slot;
-        int at0 = (int) Math.floorMod(slot, (long) SLOTS);
-        for (int m = 0; m < METRICS.size(); m++) {
-            values[m * SLOTS + at0] = (float) byOrdinal[METRICS.get(m).ordinal()];
+        int at0 = (int) Math.floorMod(slot, (long) SLOTS) * WIDTH;
+        for (int m = 0; m < WIDTH; m++) {
+            values[at0 + m] = (float) byOrdinal[ORDINALS[m]];
         }
     }
 
     private void clear(long slot) {
-        int i = (int) Math.floorMod(slot, (long) SLOTS);
-        for (int m = 0; m < METRICS.size(); m++) {
-            values[m * SLOTS + i] = Float.NaN;
-        }
+        int i = (int) Math.floorMod(slot, (long) SLOTS) * WIDTH;
+        Arrays.fill(values, i, i + WIDTH, Float.NaN);
     }
 
     /**
@@ -63,7 +66,7 @@ public final class CardTrail {
         for (int k = 0; k < SLOTS; k++) {
             long slot = last - SLOTS + 1 + k;
             boolean held = newest != Long.MIN_VALUE && slot <= newest && slot > newest - SLOTS;
-            out[k] = held ? values[m * SLOTS + (int) Math.floorMod(slot, (long) SLOTS)] : Double.NaN;
+            out[k] = held ? values[(int) Math.floorMod(slot, (long) SLOTS) * WIDTH + m] : Double.NaN;
         }
         return out;
     }

@@ -46,4 +46,25 @@ class CardTrailTest {
         // and read two hours on, nothing is left
         assertTrue(Arrays.stream(trail.series(0, later + 2 * 3600_000L)).allMatch(Double::isNaN));
     }
+
+    @Test
+    void eachMetricReadsBackItsOwnValuesSlotBySlot() {
+        CardTrail trail = new CardTrail();
+        for (int k = 0; k < 5; k++) {
+            double[] v = new double[Metric.count()];
+            Arrays.fill(v, Double.NaN);
+            for (int m = 0; m < CardTrail.METRICS.size(); m++) {
+                v[CardTrail.METRICS.get(m).ordinal()] = 100 * m + k;
+            }
+            trail.add(T0 + k * CardTrail.SLOT_MS, v);
+        }
+        long now = T0 + 4 * CardTrail.SLOT_MS;
+        for (int m = 0; m < CardTrail.METRICS.size(); m++) {
+            double[] s = trail.series(m, now);
+            for (int k = 0; k < 5; k++) {
+                assertEquals(100 * m + k, s[CardTrail.SLOTS - 5 + k], CardTrail.METRICS.get(m) + " slot " + k);
+            }
+            assertTrue(Double.isNaN(s[CardTrail.SLOTS - 6]), "nothing before the first reading");
+        }
+    }
 }
