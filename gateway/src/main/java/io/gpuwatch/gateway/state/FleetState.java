@@ -249,9 +249,11 @@ public final class FleetState {
             card.latest(at, reading.values());
             card.append(ts, reading);
             learn(card, ts, reading);
-            for (ProcessInfo p : reading.processes()) {
-                if (p.task() != null) {
-                    task(p.task()).attribute(card, ts, p.owner(), p.business());
+            List<ProcessInfo> processes = reading.processes();
+            for (int p = 0; p < processes.size(); p++) {
+                ProcessInfo process = processes.get(p);
+                if (process.task() != null) {
+                    task(process.task()).attribute(card, ts, process.owner(), process.business());
                 }
             }
             touched.accept(card);

@@ -385,8 +385,8 @@ public final class TaskState extends CardPool {
         prune(nowMs);
         this.now = nowMs;
         app.at(nowMs);
-        for (CardState card : members) {
-            card.at(nowMs);
+        for (int i = 0; i < members.size(); i++) {
+            members.get(i).at(nowMs);
         }
         return this;
     }

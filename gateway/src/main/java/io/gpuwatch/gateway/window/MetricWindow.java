@@ -954,7 +954,8 @@ public final class MetricWindow implements Series, RankedSamples {
 
         /** A fine slot's value changes from {@code before} to {@code after} (NaN = none). */
         void replaced(long slot, float before, float after) {
-            if (!built || slot < fa || slot > fb) {
+            // no test of built: a running aggregate is synced as it is made, before a sample can be replaced
+            if (slot < fa || slot > fb) {
                 return;
             }
             if (!Float.isNaN(before)) {

@@ -122,9 +122,11 @@ public final class EvalContext {
     /** How many member cards of the scope satisfy card condition {@code k} now. */
     public double countMembers(int k) {
         Expression cond = members.get(k);
+        // indexed: the iterator was the evaluator's largest allocation, once per node rule per tick
+        List<? extends ScopeView> cards = view.members();
         int n = 0;
-        for (ScopeView card : view.members()) {
-            if (cond.test(card)) {
+        for (int i = 0; i < cards.size(); i++) {
+            if (cond.test(cards.get(i))) {
                 n++;
             }
         }
