@@ -267,7 +267,8 @@ final class RulesCommand implements Runnable {
                 readings += o.result().stats().cardReadings();
                 Replay.Stats stats = o.result().stats();
                 err.println(String.format(Locale.ROOT, "%sreplayed %,d card readings in %.2f s (%,d of %,d rule "
-                        + "evaluations left out: nothing they read had changed)", several ? o.trace() + ": " : "",
+                        + "evaluations left out: nothing they read had changed, or a window had yet to empty)",
+                        several ? o.trace() + ": " : "",
                         stats.cardReadings(), o.seconds(), stats.slept(), stats.ruleEvaluations() + stats.slept()));
                 if (o.failure() != null) {
                     err.println(o.failure());

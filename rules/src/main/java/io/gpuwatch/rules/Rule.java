@@ -176,6 +176,26 @@ public final class Rule {
         return sleepsOn;
     }
 
+    /**
+     * True when {@code when}, once false, can tell until when it stays false whatever samples arrive (see
+     * {@link io.gpuwatch.rules.dsl.Expression#quietUntil}); never for a rule that counts {@code consecutive} runs.
+     */
+    public boolean quiets() {
+        return when.streaks() == 0 && when.quiets();
+    }
+
+    /**
+     * For {@code when} false on {@code v} now: the earliest instant it could hold, or {@link Long#MIN_VALUE}. An
+     * error reading the view answers {@link Long#MIN_VALUE}, so the rule is evaluated, and reports it, as before.
+     */
+    public long quietUntil(ScopeView v) {
+        try {
+            return when.quietUntil(v);
+        } catch (RuntimeException e) {
+            return Long.MIN_VALUE;
+        }
+    }
+
     /** How many {@code consecutive(cond, n)} runs an instance of this rule keeps: the length of its streak array. */
     public int streaks() {
         return when.streaks();

@@ -2,6 +2,7 @@ package io.gpuwatch.gateway.state;
 
 import io.gpuwatch.gateway.window.EventLog;
 import io.gpuwatch.gateway.window.MetricWindow;
+import io.gpuwatch.gateway.window.WindowShape;
 import io.gpuwatch.protocol.CardInfo;
 import io.gpuwatch.protocol.CardReading;
 import io.gpuwatch.protocol.Metric;
@@ -42,6 +43,10 @@ public final class CardState implements ScopeView {
     /** The first process's attribution (its other fields are stale); null while the card runs none. */
     private ProcessInfo attribution;
     private long lastSampleAt;
+    /** The latest time a reading was appended at, or a checkpoint's; MIN_VALUE before either. */
+    private long appendedUpTo = Long.MIN_VALUE;
+    /** The widest slot among the card's windows: two readings in one such slot may land in one window slot. */
+    private long slotMs = WindowShape.DEFAULT_RESOLUTION_MS;
     private long now;
     private long windowsAt = Long.MIN_VALUE;
     private boolean dropped;
@@ -131,6 +136,10 @@ public final class CardState implements ScopeView {
         }
         this.specs = List.copyOf(next);
         this.windows = nextWindows;
+        slotMs = WindowShape.DEFAULT_RESOLUTION_MS;
+        for (MetricWindow w : nextWindows) {
+            slotMs = Math.max(slotMs, w.shape().resolutionMs());
+        }
         this.moved = new long[nextWindows.length];
         // what append reads of each spec, once per rule set rather than per window per reading
         rawOrdinals = new int[nextWindows.length];
@@ -155,6 +164,11 @@ public final class CardState implements ScopeView {
 
     /** Appends one reading: raw series first, then the series derived from them at the same instant. */
     void append(long ts, CardReading reading) {
+        // a reading at or behind the newest slot's may replace a sample; every window of a card shares its slots
+        if (appendedUpTo != Long.MIN_VALUE && Math.floorDiv(ts, slotMs) <= Math.floorDiv(appendedUpTo, slotMs)) {
+            node.sampleRewritten();
+        }
+        appendedUpTo = Math.max(appendedUpTo, ts);
         lastSampleAt = ts;
         ProcessInfo first = reading.processes().isEmpty() ? null : reading.processes().get(0);
         // the same attribution keeps the one held: a new one per card per sample, referenced from this long-lived
@@ -291,6 +305,7 @@ public final class CardState implements ScopeView {
      */
     int restore(CardImage image) {
         lastSampleAt = Math.max(lastSampleAt, image.lastSampleAt());
+        appendedUpTo = Math.max(appendedUpTo, image.lastSampleAt());
         if (image.task() != null || image.owner() != null || image.business() != null) {
             attribution = new ProcessInfo(0, null, image.task(), image.owner(), image.business());
             node.attributionChanged();
@@ -401,6 +416,12 @@ public final class CardState implements ScopeView {
     @Override
     public int countEvents(String kind, int code, long windowMs) {
         return events.count(kind, code, windowMs);
+    }
+
+    /** Its node's: rewritten samples of any of the node's cards, and changes of the cards as a whole. */
+    @Override
+    public long quietMark() {
+        return node.quietCount();
     }
 
     /** What moved of the series and events read, and of the node's cards as a whole (a hello, a restore). */

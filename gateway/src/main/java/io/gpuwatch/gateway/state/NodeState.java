@@ -77,6 +77,8 @@ public final class NodeState implements ScopeView {
     private long changes;
     private long eventsMoved;
     private long cardsMoved;
+    /** Readings of its cards that landed at or behind a slot they already had (see {@link #quietMark}). */
+    private long rewrites;
 
     NodeState(FleetState fleet, String name, EventLog events) {
         this.fleet = fleet;
@@ -287,6 +289,22 @@ public final class NodeState implements ScopeView {
     /** The count of the latest change of the cards as a whole, part of every card's change mark. */
     long cardsMark() {
         return cardsMoved;
+    }
+
+    /** A card's reading landed in a slot at or behind one it already had: it may have rewritten a sample. */
+    void sampleRewritten() {
+        rewrites++;
+    }
+
+    /** Grows with each change of the cards as a whole and each rewritten sample of any of them. */
+    long quietCount() {
+        // both only grow, so their sum changes whenever either does
+        return cardsMoved + rewrites;
+    }
+
+    @Override
+    public long quietMark() {
+        return quietCount();
     }
 
     @Override

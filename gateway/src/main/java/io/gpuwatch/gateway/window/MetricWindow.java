@@ -158,8 +158,8 @@ public final class MetricWindow implements Series, RankedSamples {
      * reading in the same slot replaces the first; a reading older than the fine tier is ignored and counted.
      *
      * <p>Returns false when the reading left every window function where time alone would take it: nothing
-     * stored, or a newest sample equal to the one before it, which adds no rise and no new extreme to a window
-     * that still holds that one (see {@link #freshAt}). True for any
+     * stored, or a newest sample equal to the one before it (in the next slot, where there is a coarse tier), which
+     * adds no rise and no new extreme to a window that still holds that one (see {@link #freshAt}). True for any
      * other reading, and for every reading once the series has held a negative value, whose rise is negative and
      * lifts an increase when it leaves the window.
      */
@@ -184,7 +184,10 @@ public final class MetricWindow implements Series, RankedSamples {
             if (delta(prevSlot, prev, slot, v) != 0) {
                 lastMoveSlot = slot;
             }
-            moved = Float.floatToRawIntBits(v) != Float.floatToRawIntBits(newestValue);
+            // after a gap, slots that had left a window by the fine tier's exact edge can roll into a bucket that
+            // straddles that edge and count again: a move, though the value repeats
+            moved = buckets != 0 && slot - prevSlot > 1
+                    || Float.floatToRawIntBits(v) != Float.floatToRawIntBits(newestValue);
         } else if (slot <= newestSlot - fine) {
             ignoredLate++;
             return false;
@@ -310,6 +313,69 @@ public final class MetricWindow implements Series, RankedSamples {
             return rolledValue;
         }
         return Double.NaN;
+    }
+
+    @Override
+    public long sampleKeptUntil(long windowMs, double bound, boolean above, boolean inclusive) {
+        if (newestSlot == NONE || windowMs <= 0 || windowMs > horizonMs) {
+            return Long.MIN_VALUE;
+        }
+        // the extreme, a running aggregate, says at once whether any sample is on that side
+        if (!beyond(above ? max(windowMs) : min(windowMs), bound, above, inclusive)) {
+            return Long.MIN_VALUE;
+        }
+        long now = now();
+        long hi = slotOf(now);
+        long lo = firstSlot(now, windowMs);
+        long fineFirst = newestSlot - fine + 1;
+        for (long s = Math.min(hi, newestSlot), to = Math.max(lo, fineFirst); s >= to; s--) {
+            float v = values[fineIndex(s)];
+            if (!Float.isNaN(v) && beyond(v, bound, above, inclusive)) {
+                // in the window while its far edge lies before the sample
+                return s * res + windowMs;
+            }
+        }
+        if (reachesCoarse(lo, fineFirst)) {
+            for (long q = lastBucket(hi, fineFirst), to = firstBucket(lo); q >= to; q--) {
+                int b = bucketIndex(q);
+                if ((counts[b] & 0xFF) != 0 && beyond(values[fine + b * fields + (above ? MAX : MIN)], bound, above,
+                        inclusive)) {
+                    // the sample may be the bucket's first; a bucket the far edge straddles stays whole, and longer
+                    return q * bucketSlots * res + windowMs;
+                }
+            }
+        }
+        return Long.MIN_VALUE;
+    }
+
+    private static boolean beyond(double v, double bound, boolean above, boolean inclusive) {
+        return above ? (inclusive ? v >= bound : v > bound) : (inclusive ? v <= bound : v < bound);
+    }
+
+    /**
+     * Exact for a window of whole slots in the fine tier only, the fractions rules read (a minute or two): a slot
+     * holds one sample, so k slots on at most k samples have arrived and k have left, besides a sample still to
+     * come in each empty slot between the newest sample and now. The counts of 1/0 samples are exact sums.
+     */
+    @Override
+    public long shareBelowUntil(long windowMs, double share, boolean inclusive) {
+        if (newestSlot == NONE || buckets != 0 || windowMs <= 0 || windowMs > horizonMs || windowMs % res != 0
+                || !(share >= 0 && share < 1)) {
+            return Long.MIN_VALUE;
+        }
+        double n = count(windowMs);
+        double ones = sum(windowMs);
+        if (n > 0 && (inclusive ? ones / n >= share : ones / n > share)) {
+            return Long.MIN_VALUE;
+        }
+        long hi = slotOf(now());
+        long pending = Math.max(0, hi - newestSlot);
+        // k slots on, the share is at most (ones + k + pending) / (n + pending) while n - k >= ones, else 1
+        double need = share * (n + pending) - ones - pending;
+        long k = inclusive ? (long) Math.ceil(need) : (long) Math.floor(need) + 1;
+        // samples still due in the current slot may lift it at once: k = 0 is no sleep at all
+        k = Math.max(0, Math.min(k, (long) (n - ones) + 1));
+        return (hi + k) * res;
     }
 
     @Override

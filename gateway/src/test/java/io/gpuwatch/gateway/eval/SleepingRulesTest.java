@@ -31,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Rules that sleep while what they read sits still decide exactly as rules evaluated every time: the same
+ * Rules that sleep while what they read sits still, or while a window must yet empty of what keeps them false,
+ * decide exactly as rules evaluated every time: the same
  * transitions at the same instants, over fleets whose counters step, reset and go negative, whose flags toggle,
  * whose samples repeat, pause, arrive late as a re-sent backlog or carry no value, whose events land on cards and
  * on nodes, and whose cards leave and come back.
@@ -81,6 +82,18 @@ class SleepingRulesTest {
               - name: node-pooled-width
                 scope: node
                 when: max(pcieLinkWidth, 1m) > 8 && count(events('oom'), 1m) > 0
+              - name: cool-for-half-an-hour
+                when: max(tempC, 30m) < 85 && gpuUtil > 40
+              - name: width-held-wide
+                when: min(pcieLinkWidth, 3m) >= 16 && tempC > 70
+              - name: util-capped-or-high
+                when: max(gpuUtil, 90s) <= 70 || min(gpuUtil, 1m) > 60
+              - name: mostly-pending
+                when: fraction(remappedRowsPending == 1, 1m) >= 0.5
+                for: 5s
+              - name: node-cards-mostly-hot
+                scope: node
+                when: count(cards where fraction(tempC > 70, 2m) > 0.6 && gpuUtil > 30) >= 2
             """;
 
     @TempDir
@@ -203,6 +216,15 @@ class SleepingRulesTest {
                         r.evaluator.sample(NODES[n], s, t, TICK);
                     }
                 }
+                if (random.nextInt(150) == 0) {
+                    // a reading sent again for a slot already filled, or for one behind the newest: it rewrites it;
+                    // one older than the catch-up delay is evaluated at its own time, behind the samples held
+                    long back = random.nextBoolean() ? random.nextInt(3) : 20 + random.nextInt(60);
+                    Sample again = rewrite(n, t - TICK * back);
+                    for (Run r : runs) {
+                        r.evaluator.sample(NODES[n], again, t, TICK);
+                    }
+                }
             }
             if (random.nextInt(120) == 0) {
                 int c = random.nextInt(CARDS);
@@ -260,6 +282,23 @@ class SleepingRulesTest {
                 readings.add(new CardReading(uuid(n, c), v.build(), processes));
             }
             return new Sample(++seq[n], t, readings);
+        }
+
+        /** Readings of every listed card for {@code ts} that differ from what was sent: low or high, never in between. */
+        private Sample rewrite(int n, long ts) {
+            List<CardReading> readings = new ArrayList<>();
+            for (int c = 0; c < CARDS; c++) {
+                if (listed[n][c]) {
+                    MetricValues v = MetricValues.builder()
+                            .set(Metric.GPU_UTIL, random.nextBoolean() ? 2 : 98)
+                            .set(Metric.TEMP_C, random.nextBoolean() ? 40 : 90)
+                            .set(Metric.PCIE_LINK_WIDTH, random.nextBoolean() ? 8 : 16)
+                            .set(Metric.REMAPPED_ROWS_PENDING, random.nextInt(2))
+                            .build();
+                    readings.add(new CardReading(uuid(n, c), v, List.of()));
+                }
+            }
+            return new Sample(++seq[n], ts, readings);
         }
 
         /** Moves a card's readings: most of them sit still most of the time, as on a real fleet. */

@@ -315,6 +315,18 @@ class MetricWindowTest {
         assertTrue(w.freshAt(64 * S, 60 * S));
         assertFalse(w.freshAt(65 * S, 60 * S), "the newest sample has left a 60 s window ending then");
 
+        // with a coarse tier, slots that left a window by the fine tier's exact edge during a gap roll into a
+        // bucket that straddles that edge and count again: a repeat after a gap is a move there
+        MetricWindow coarse = new MetricWindow(WindowShape.forWindow(300 * S));
+        for (long t = 1; t <= 100; t++) {
+            coarse.append(t * S, t == 10 ? 8 : 16);
+        }
+        coarse.at(312 * S);
+        assertEquals(16, coarse.min(300 * S), "the 8 of slot 10 has left the window ending at 312 s");
+        assertTrue(coarse.append(313 * S, 16), "repeated after a gap, with a coarse tier");
+        coarse.at(313 * S);
+        assertEquals(8, coarse.min(300 * S), "its bucket straddles the window's edge now, and counts whole");
+
         MetricWindow copy = new MetricWindow(WindowShape.forWindow(60 * S));
         copy.append(1 * S, 7);
         assertTrue(copy.restore(w.image()));

@@ -107,9 +107,24 @@ public final class DslCompiler {
      * and the bounds their {@code &&} chain puts on subjects.
      */
     private record Out(Type type, String mvel, Node node, String canon, int pos, boolean binary, Range range,
-                       boolean literal, Truth truth, List<Bound> bounds) {
+                       boolean literal, Truth truth, List<Bound> bounds, Watch watch, Quiet quiet) {
         Out(Type type, String mvel, Node node, String canon, int pos) {
             this(type, mvel, node, canon, pos, false, null, false, Truth.UNKNOWN, List.of());
+        }
+
+        Out(Type type, String mvel, Node node, String canon, int pos, boolean binary, Range range, boolean literal,
+            Truth truth, List<Bound> bounds) {
+            this(type, mvel, node, canon, pos, binary, range, literal, truth, bounds, null, null);
+        }
+
+        /** A number whose comparison with a literal may know how long it stays false. */
+        Out watched(Watch w) {
+            return new Out(type, mvel, node, canon, pos, binary, range, literal, truth, bounds, w, quiet);
+        }
+
+        /** A condition that knows, while false, until when it stays so. */
+        Out quieted(Quiet q) {
+            return new Out(type, mvel, node, canon, pos, binary, range, literal, truth, bounds, watch, q);
         }
 
         String canonOperand() {
@@ -117,11 +132,11 @@ public final class DslCompiler {
         }
 
         Out ranged(Range r) {
-            return new Out(type, mvel, node, canon, pos, binary, r, literal, truth, bounds);
+            return new Out(type, mvel, node, canon, pos, binary, r, literal, truth, bounds, watch, quiet);
         }
 
         Out known(Truth t, List<Bound> b) {
-            return new Out(type, mvel, node, canon, pos, binary, range, literal, t, b);
+            return new Out(type, mvel, node, canon, pos, binary, range, literal, t, b, watch, quiet);
         }
     }
 
@@ -183,7 +198,7 @@ public final class DslCompiler {
         /** The expression; {@code sleepsOn} is what it reads when it may sleep while false (null: never). */
         Expression expression(Out out, Reads sleepsOn) throws DslException {
             return Expression.compile(out.canon, out.mvel, out.node, events && !sampled,
-                    streaks == null ? List.of() : streaks, members, longestWindowMs, baselined, sleepsOn);
+                    streaks == null ? List.of() : streaks, members, longestWindowMs, baselined, sleepsOn, out.quiet);
         }
     }
 
@@ -398,12 +413,12 @@ public final class DslCompiler {
                     return out.known(Truth.NEVER, List.of());
                 }
                 Truth t = left.truth == Truth.ALWAYS && right.truth == Truth.ALWAYS ? Truth.ALWAYS : Truth.UNKNOWN;
-                return out.known(t, List.copyOf(bounds));
+                return out.known(t, List.copyOf(bounds)).quieted(Quiet.all(left.quiet, right.quiet));
             }
             case "||": {
                 Truth t = left.truth == Truth.NEVER && right.truth == Truth.NEVER ? Truth.NEVER
                         : left.truth == Truth.ALWAYS || right.truth == Truth.ALWAYS ? Truth.ALWAYS : Truth.UNKNOWN;
-                return out.known(t, List.of());
+                return out.known(t, List.of()).quieted(Quiet.any(left.quiet, right.quiet));
             }
             case "<":
             case "<=":
@@ -456,7 +471,7 @@ public final class DslCompiler {
             default -> List.of(new Bound(subject.canon, value, true, false, text),
                     new Bound(subject.canon, value, false, false, text));
         };
-        return out.known(Truth.UNKNOWN, bounds);
+        return out.known(Truth.UNKNOWN, bounds).quieted(subject.watch == null ? null : subject.watch.quiet(norm, value));
     }
 
     private static String flip(String op) {
@@ -644,8 +659,13 @@ public final class DslCompiler {
         w.read(id, window);
         w.sampled = true;
         String method = f.equals("last") ? "lastWithin" : f;
-        return new Out(Type.NUMBER, method + "(" + id + ", " + window + "L)", windowNode(f, id, window),
+        Out out = new Out(Type.NUMBER, method + "(" + id + ", " + window + "L)", windowNode(f, id, window),
                 f + "(" + m.field() + ", " + Unit.formatDuration(window) + ")", c.pos()).ranged(range(f, m));
+        return switch (f) {
+            case "max" -> out.watched(new Watch(Watch.Kind.MAX, id, window));
+            case "min" -> out.watched(new Watch(Watch.Kind.MIN, id, window));
+            default -> out;
+        };
     }
 
     /** The evaluator of window function {@code f}; {@code last} asks for a sample within the window. */
@@ -1106,8 +1126,10 @@ public final class DslCompiler {
             return new Out(Type.STRING, "listMembers(" + k + ")", (Node.Text) ctx -> ctx.listMembers(member), canon,
                     cw.pos());
         }
-        return new Out(Type.NUMBER, "countMembers(" + k + ")", (Node.Num) ctx -> ctx.countMembers(member), canon, cw.pos())
-                .ranged(Range.NON_NEGATIVE);
+        Out count = new Out(Type.NUMBER, "countMembers(" + k + ")", (Node.Num) ctx -> ctx.countMembers(member), canon,
+                cw.pos()).ranged(Range.NON_NEGATIVE);
+        // the count can tell how long it stays low only when each card's condition can
+        return cond.quiet == null ? count : count.watched(new Watch(Watch.Kind.MEMBERS, member, 0));
     }
 
     /** The labels rules of this scope may read. */
@@ -1151,7 +1173,8 @@ public final class DslCompiler {
         w.baselined.addAll(inner.baselined);
         int derived = id;
         return new Out(Type.NUMBER, "fraction(" + id + ", " + window + "L)", (Node.Num) ctx -> ctx.fraction(derived, window),
-                "fraction(" + cond.canon + ", " + Unit.formatDuration(window) + ")", c.pos()).ranged(Range.UNIT);
+                "fraction(" + cond.canon + ", " + Unit.formatDuration(window) + ")", c.pos()).ranged(Range.UNIT)
+                .watched(new Watch(Watch.Kind.SHARE, id, window));
     }
 
     private Out throttled(Syntax.Call c, Walk w) throws DslException {

@@ -119,6 +119,43 @@ public final class EvalContext {
         return String.join(", ", codes);
     }
 
+    /** See {@link io.gpuwatch.rules.scope.Series#sampleKeptUntil}. */
+    long sampleKeptUntil(int id, long windowMs, double bound, boolean above, boolean inclusive) {
+        return view.series(id).sampleKeptUntil(windowMs, bound, above, inclusive);
+    }
+
+    /** See {@link io.gpuwatch.rules.scope.Series#shareBelowUntil}. */
+    long shareBelowUntil(int id, long windowMs, double share, boolean inclusive) {
+        return view.series(id).shareBelowUntil(windowMs, share, inclusive);
+    }
+
+    /**
+     * For {@code count(cards where k) > count} ({@code >=} unless strict) that is false now: the earliest instant
+     * at which one of the cards whose condition is false could turn, the only way the count can rise. The cards
+     * themselves changing is the view's {@link ScopeView#quietMark}. {@link Long#MIN_VALUE} when the comparison
+     * holds, or when a card that does not satisfy the condition cannot tell how long it will not.
+     */
+    long membersQuietUntil(int k, boolean strict, double count) {
+        Expression cond = members.get(k);
+        List<? extends ScopeView> cards = view.members();
+        int holding = 0;
+        long until = Long.MAX_VALUE;
+        for (int i = 0; i < cards.size(); i++) {
+            ScopeView card = cards.get(i);
+            if (cond.test(card)) {
+                holding++;
+                continue;
+            }
+            long q = cond.quietUntil(card);
+            if (q == Long.MIN_VALUE) {
+                return q;
+            }
+            until = Math.min(until, q);
+        }
+        boolean holds = strict ? holding > count : holding >= count;
+        return holds || until == Long.MAX_VALUE ? Long.MIN_VALUE : until;
+    }
+
     /** How many member cards of the scope satisfy card condition {@code k} now. */
     public double countMembers(int k) {
         Expression cond = members.get(k);

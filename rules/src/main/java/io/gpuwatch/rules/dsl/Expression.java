@@ -47,10 +47,13 @@ public final class Expression {
     private final long longestWindowMs;
     private final Set<String> baselined;
     private final Reads sleepsOn;
+    private final Quiet quiet;
 
     private Expression(String canonical, String mvel, Node node, boolean onlyEvents, List<Expression> streaks,
-                       List<Expression> members, long longestWindowMs, Set<String> baselined, Reads sleepsOn) {
+                       List<Expression> members, long longestWindowMs, Set<String> baselined, Reads sleepsOn,
+                       Quiet quiet) {
         this.sleepsOn = sleepsOn;
+        this.quiet = quiet;
         this.longestWindowMs = longestWindowMs;
         this.baselined = Set.copyOf(baselined);
         this.canonical = canonical;
@@ -66,13 +69,14 @@ public final class Expression {
      * {@code consecutive(cond, n)} calls, {@code members} the card conditions of its {@code count(cards where cond)}
      * calls, by index; {@code longestWindowMs} the longest window it reads, {@code baselined} the metrics it
      * reads through {@code baseline(…)}; {@code sleepsOn} what a condition reads that, once false, stays false
-     * until one of those reads changes (null for any other expression).
+     * until one of those reads changes (null for any other expression); {@code quiet}, for a condition, until when
+     * it stays false once false (null where nothing it reads can tell).
      */
     static Expression compile(String canonical, String mvel, Node node, boolean onlyEvents,
                               List<Expression> streaks, List<Expression> members, long longestWindowMs,
-                              Set<String> baselined, Reads sleepsOn) {
+                              Set<String> baselined, Reads sleepsOn, Quiet quiet) {
         return new Expression(canonical, mvel, node, onlyEvents, streaks, members, longestWindowMs, baselined,
-                sleepsOn);
+                sleepsOn, quiet);
     }
 
     /** Compiles the MVEL form now, if it is not yet. */
@@ -146,6 +150,27 @@ public final class Expression {
      */
     public Reads sleepsOn() {
         return sleepsOn;
+    }
+
+    /** True for a condition that can tell, while false, until when it stays false ({@link #quietUntil}). */
+    public boolean quiets() {
+        return quiet != null;
+    }
+
+    /**
+     * For a condition false on {@code view} now: the earliest instant at which it could hold, whatever samples
+     * arrive, while the view's {@link ScopeView#quietMark} stays; {@link Long#MIN_VALUE} when it cannot tell.
+     */
+    public long quietUntil(ScopeView view) {
+        if (quiet == null) {
+            return Long.MIN_VALUE;
+        }
+        context.bind(view, null);
+        try {
+            return quiet.until(context);
+        } finally {
+            context.bind(null, null);
+        }
     }
 
     /** How many {@code consecutive} conditions the expression has: the length of its streak array. */

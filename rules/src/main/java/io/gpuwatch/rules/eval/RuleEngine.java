@@ -140,12 +140,24 @@ public final class RuleEngine {
     private static final class Instance {
         final Map<String, Slot> slots = new HashMap<>();
         long[] asleep = NO_MARKS;
+        /**
+         * By rule, for a false condition that can tell how long it stays so ({@link Rule#quietUntil}): until when
+         * it sleeps, from when, and the view's {@link ScopeView#quietMark} then; or, after a try that could not
+         * tell, when to try again, as a negative instant.
+         */
+        long[] quietUntil = NO_MARKS;
+        long[] quietFrom = NO_MARKS;
+        long[] quietMark = NO_MARKS;
 
         /** Wakes every rule: the instance's alerts were changed from outside an evaluation, or the rules were. */
         void wake() {
             asleep = NO_MARKS;
+            quietUntil = NO_MARKS;
         }
     }
+
+    /** After a false condition could not tell until when it stays false, how long before it is asked again. */
+    private static final long QUIET_RETRY_MS = 10_000;
 
     private static final long AWAKE = Long.MIN_VALUE;
     private static final long[] NO_MARKS = new long[0];
@@ -203,7 +215,13 @@ public final class RuleEngine {
             instance.asleep = new long[rules.size()];
             Arrays.fill(instance.asleep, AWAKE);
         }
+        if (instance.quietUntil.length != rules.size()) {
+            instance.quietUntil = new long[rules.size()];
+            instance.quietFrom = new long[rules.size()];
+            instance.quietMark = new long[rules.size()];
+        }
         long[] asleep = instance.asleep;
+        long[] quietUntil = instance.quietUntil;
         Map<String, Slot> slots = instance.slots;
         long now = view.now();
         if (!disabled.isEmpty()) {
@@ -225,9 +243,15 @@ public final class RuleEngine {
                     slept++;
                     continue;
                 }
+                if (quietUntil[i] > now && now >= instance.quietFrom[i]
+                        && instance.quietMark[i] == view.quietMark()) {
+                    slept++;
+                    continue;
+                }
                 long started = nanoClock.getAsLong();
                 Transition change = step(rule, instanceKey, view, slots, now, started);
                 asleep[i] = settled ? mark : AWAKE;
+                quiet(rule, view, now, settled && sleeps, instance, i);
                 long took = nanoClock.getAsLong() - started;
                 ran++;
                 cost[i][0]++;
@@ -243,6 +267,31 @@ public final class RuleEngine {
             }
         } finally {
             pauses.exit();
+        }
+    }
+
+    /**
+     * After an evaluation: a settled false condition that can tell until when it stays false sleeps until then
+     * (while the view's quiet mark stays); one that could not tell is asked again {@link #QUIET_RETRY_MS} later,
+     * since asking costs about another evaluation.
+     */
+    private static void quiet(Rule rule, ScopeView view, long now, boolean settled, Instance instance, int i) {
+        long[] until = instance.quietUntil;
+        if (!settled || !rule.quiets()) {
+            until[i] = 0;
+            return;
+        }
+        if (until[i] < 0 && now < -until[i] && now >= instance.quietFrom[i]) {
+            return;
+        }
+        long mark = view.quietMark();
+        long q = mark == Long.MIN_VALUE ? Long.MIN_VALUE : rule.quietUntil(view);
+        instance.quietFrom[i] = now;
+        if (q > now) {
+            until[i] = q;
+            instance.quietMark[i] = mark;
+        } else {
+            until[i] = -(now + QUIET_RETRY_MS);
         }
     }
 

@@ -47,6 +47,17 @@ public interface ScopeView {
         return Long.MIN_VALUE;
     }
 
+    /**
+     * A mark that grows whenever a sample of the instance rewrites or arrives behind another, or its cards change
+     * (a hello, a restore): the only ways, besides new samples, in which a window's extremes and shares can move.
+     * A condition that {@link Series#sampleKeptUntil} or {@link Series#shareBelowUntil} shows false until some
+     * instant sleeps until then while this mark stays. {@link Long#MIN_VALUE} (the default) where the scope keeps
+     * no such mark: its rules do not sleep that way.
+     */
+    default long quietMark() {
+        return Long.MIN_VALUE;
+    }
+
     /** Events of this scope of {@code kind} (and {@code code} when {@code code >= 0}) in the last {@code windowMs}. */
     int countEvents(String kind, int code, long windowMs);
 

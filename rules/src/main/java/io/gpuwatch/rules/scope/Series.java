@@ -52,6 +52,26 @@ public interface Series {
      */
     double predict(long windowMs, long horizonMs);
 
+    /**
+     * The earliest instant at which the newest sample now in the window over {@code windowMs} that lies above
+     * {@code bound} (below it when {@code above} is false; or on it when {@code inclusive}) will have left that
+     * window: until then the window's max (min) stays on that side of the bound, whatever samples arrive.
+     * {@link Long#MIN_VALUE} when no such sample is in the window, or when the series cannot tell.
+     */
+    default long sampleKeptUntil(long windowMs, double bound, boolean above, boolean inclusive) {
+        return Long.MIN_VALUE;
+    }
+
+    /**
+     * For a series of 1/0 samples whose mean over {@code windowMs} is at most {@code share} (below it when
+     * {@code inclusive}): the earliest instant at which that mean could exceed (reach) it, were every sample to
+     * arrive from now on a 1 and every sample to leave a 0. {@link Long#MIN_VALUE} when it is above now, or when the
+     * series cannot tell.
+     */
+    default long shareBelowUntil(long windowMs, double share, boolean inclusive) {
+        return Long.MIN_VALUE;
+    }
+
     /** A series with no data at all. */
     Series EMPTY = new Series() {
         @Override

@@ -232,7 +232,7 @@ class ExpressionTest {
     @Test
     void mvelThatBypassedTheCheckerStillCannotLoadClasses() {
         Expression x = Expression.compile("x", "new java.io.File('/tmp')", Node.bool(true), false, List.of(),
-                List.of(), 0, Set.of(), null);
+                List.of(), 0, Set.of(), null, null);
         FakeScope card = new FakeScope(catalog.specs(), Map.of("node", "n1", "uuid", "GPU-1"));
         // MVEL compiles on the first value asked, and refuses there
         IllegalStateException e = assertThrows(IllegalStateException.class,

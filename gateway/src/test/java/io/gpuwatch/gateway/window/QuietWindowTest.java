@@ -1,0 +1,102 @@
+package io.gpuwatch.gateway.window;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * How long a window can tell a comparison stays false, whatever samples arrive: a max (min) stays on its side of
+ * a bound until the newest sample beyond it leaves, and a share of 1/0 samples rises by at most one sample a slot.
+ * Each answer is checked against the worst future: samples that pull the other way from the next slot on.
+ */
+class QuietWindowTest {
+    private static final long S = 1_000;
+
+    @Test
+    void aMaxStaysAboveTheBoundUntilItsNewestSampleAboveLeavesTheFineTier() {
+        MetricWindow w = new MetricWindow(WindowShape.forWindow(600 * S));
+        for (long t = 1; t <= 200; t++) {
+            w.append(t * S, t == 150 ? 50 : t == 120 ? 70 : 5);
+        }
+        w.at(200 * S);
+        assertEquals(150 * S + 60 * S, w.sampleKeptUntil(60 * S, 10, true, true));
+        assertEquals(150 * S + 60 * S, w.sampleKeptUntil(60 * S, 50, true, true), "on the bound counts when inclusive");
+        assertEquals(Long.MIN_VALUE, w.sampleKeptUntil(60 * S, 50, true, false), "nothing above 50 in the last minute");
+        for (long t = 201; t <= 215; t++) {
+            w.append(t * S, 1);
+            w.at(t * S);
+            assertEquals(t < 210, w.max(60 * S) >= 10, "at " + t + " s");
+        }
+    }
+
+    @Test
+    void aMinStaysBelowTheBoundUntilItsNewestSampleBelowLeaves() {
+        MetricWindow w = new MetricWindow(WindowShape.forWindow(120 * S));
+        for (long t = 1; t <= 100; t++) {
+            w.append(t * S, t == 90 ? 8 : 16);
+        }
+        w.at(100 * S);
+        assertEquals(90 * S + 30 * S, w.sampleKeptUntil(30 * S, 16, false, false));
+        assertEquals(Long.MIN_VALUE, w.sampleKeptUntil(30 * S, 8, false, false), "nothing below 8");
+    }
+
+    @Test
+    void inTheCoarseTierTheAnswerComesNoLaterThanTheSampleLeaves() {
+        MetricWindow w = new MetricWindow(WindowShape.forWindow(900 * S));
+        for (long t = 1; t <= 500; t++) {
+            w.append(t * S, t == 250 ? 90 : 10);
+        }
+        w.at(500 * S);
+        long until = w.sampleKeptUntil(300 * S, 85, true, true);
+        assertTrue(until > 500 * S && until <= 250 * S + 300 * S, "until " + until);
+        for (long t = 501; t * S < until; t++) {
+            w.append(t * S, 0);
+            w.at(t * S);
+            assertTrue(w.max(300 * S) >= 85, "the max fell at " + t + " s, before " + until);
+        }
+    }
+
+    @Test
+    void aShareOfOnesRisesAtMostOneSampleASlot() {
+        MetricWindow w = new MetricWindow(WindowShape.forWindow(60 * S));
+        for (long t = 1; t <= 100; t++) {
+            w.append(t * S, 0);
+        }
+        w.at(100 * S);
+        assertEquals((100 + 46) * S, w.shareBelowUntil(60 * S, 0.75, false));
+        assertEquals((100 + 45) * S, w.shareBelowUntil(60 * S, 0.75, true), "reaching 0.75 takes 45 ones");
+        for (long t = 101; t <= 146; t++) {
+            w.append(t * S, 1);
+            w.at(t * S);
+            assertEquals(t >= 146, w.avg(60 * S) > 0.75, "at " + t + " s");
+        }
+        assertEquals(Long.MIN_VALUE, w.shareBelowUntil(60 * S, 0.75, false), "above it now");
+    }
+
+    @Test
+    void samplesStillDueBetweenTheNewestAndNowCountAsArrivals() {
+        MetricWindow w = new MetricWindow(WindowShape.forWindow(60 * S));
+        for (long t = 41; t <= 99; t++) {
+            w.append(t * S, 0);
+        }
+        // a tick at 100 s, before the card's sample of that second
+        w.at(100 * S);
+        assertEquals((100 + 45) * S, w.shareBelowUntil(60 * S, 0.75, false));
+        for (long t = 100; t <= 145; t++) {
+            w.append(t * S, 1);
+            w.at(t * S);
+            assertEquals(t >= 145, w.avg(60 * S) > 0.75, "at " + t + " s");
+        }
+    }
+
+    @Test
+    void aShareOverBucketsCannotTell() {
+        MetricWindow w = new MetricWindow(WindowShape.forWindow(600 * S));
+        for (long t = 1; t <= 300; t++) {
+            w.append(t * S, 0);
+        }
+        w.at(300 * S);
+        assertEquals(Long.MIN_VALUE, w.shareBelowUntil(600 * S, 0.5, false));
+    }
+}
