@@ -66,12 +66,17 @@ class QuietWindowTest {
         w.at(100 * S);
         assertEquals((100 + 46) * S, w.shareBelowUntil(60 * S, 0.75, false));
         assertEquals((100 + 45) * S, w.shareBelowUntil(60 * S, 0.75, true), "reaching 0.75 takes 45 ones");
-        for (long t = 101; t <= 146; t++) {
+        onesFrom(w, 101, 146);
+        assertEquals(Long.MIN_VALUE, w.shareBelowUntil(60 * S, 0.75, false), "above it now");
+    }
+
+    /** Appends a 1 every second from {@code from}; the minute's share passes 0.75 at {@code passes} and not before. */
+    private static void onesFrom(MetricWindow w, long from, long passes) {
+        for (long t = from; t <= passes; t++) {
             w.append(t * S, 1);
             w.at(t * S);
-            assertEquals(t >= 146, w.avg(60 * S) > 0.75, "at " + t + " s");
+            assertEquals(t >= passes, w.avg(60 * S) > 0.75, "at " + t + " s");
         }
-        assertEquals(Long.MIN_VALUE, w.shareBelowUntil(60 * S, 0.75, false), "above it now");
     }
 
     @Test
@@ -83,11 +88,7 @@ class QuietWindowTest {
         // a tick at 100 s, before the card's sample of that second
         w.at(100 * S);
         assertEquals((100 + 45) * S, w.shareBelowUntil(60 * S, 0.75, false));
-        for (long t = 100; t <= 145; t++) {
-            w.append(t * S, 1);
-            w.at(t * S);
-            assertEquals(t >= 145, w.avg(60 * S) > 0.75, "at " + t + " s");
-        }
+        onesFrom(w, 100, 145);
     }
 
     @Test
