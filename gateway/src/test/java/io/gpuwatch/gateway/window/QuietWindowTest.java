@@ -59,15 +59,21 @@ class QuietWindowTest {
 
     @Test
     void aShareOfOnesRisesAtMostOneSampleASlot() {
-        MetricWindow w = new MetricWindow(WindowShape.forWindow(60 * S));
-        for (long t = 1; t <= 100; t++) {
-            w.append(t * S, 0);
-        }
+        MetricWindow w = zeros(1, 100);
         w.at(100 * S);
         assertEquals((100 + 46) * S, w.shareBelowUntil(60 * S, 0.75, false));
         assertEquals((100 + 45) * S, w.shareBelowUntil(60 * S, 0.75, true), "reaching 0.75 takes 45 ones");
         onesFrom(w, 101, 146);
         assertEquals(Long.MIN_VALUE, w.shareBelowUntil(60 * S, 0.75, false), "above it now");
+    }
+
+    /** A window for a minute's share, a 0 every second from {@code from} to {@code to}. */
+    private static MetricWindow zeros(long from, long to) {
+        MetricWindow w = new MetricWindow(WindowShape.forWindow(60 * S));
+        for (long t = from; t <= to; t++) {
+            w.append(t * S, 0);
+        }
+        return w;
     }
 
     /** Appends a 1 every second from {@code from}; the minute's share passes 0.75 at {@code passes} and not before. */
@@ -81,10 +87,7 @@ class QuietWindowTest {
 
     @Test
     void samplesStillDueBetweenTheNewestAndNowCountAsArrivals() {
-        MetricWindow w = new MetricWindow(WindowShape.forWindow(60 * S));
-        for (long t = 41; t <= 99; t++) {
-            w.append(t * S, 0);
-        }
+        MetricWindow w = zeros(41, 99);
         // a tick at 100 s, before the card's sample of that second
         w.at(100 * S);
         assertEquals((100 + 45) * S, w.shareBelowUntil(60 * S, 0.75, false));
