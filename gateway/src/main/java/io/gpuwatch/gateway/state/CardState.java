@@ -421,7 +421,7 @@ public final class CardState implements ScopeView {
     /** Its node's: rewritten samples of any of the node's cards, and changes of the cards as a whole. */
     @Override
     public long quietMark() {
-        return node.quietCount();
+        return node.quietMark();
     }
 
     /** What moved of the series and events read, and of the node's cards as a whole (a hello, a restore). */

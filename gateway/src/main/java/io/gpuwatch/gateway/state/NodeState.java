@@ -297,14 +297,10 @@ public final class NodeState implements ScopeView {
     }
 
     /** Grows with each change of the cards as a whole and each rewritten sample of any of them. */
-    long quietCount() {
-        // both only grow, so their sum changes whenever either does
-        return cardsMoved + rewrites;
-    }
-
     @Override
     public long quietMark() {
-        return quietCount();
+        // both only grow, so their sum changes whenever either does
+        return cardsMoved + rewrites;
     }
 
     @Override
