@@ -169,10 +169,13 @@ public final class MetricWindow implements Series, RankedSamples {
         if (!Float.isFinite(v)) {
             return false;
         }
+        long slot = slotOf(tsMs);
+        if (fine == 1 && buckets == 0 && running.length == 0) {
+            return appendLatest(slot, v);
+        }
         boolean moved;
         // a slot past the newest lies past every running aggregate's range too: they need not hear of it
         boolean ahead = true;
-        long slot = slotOf(tsMs);
         if (newestSlot == NONE) {
             newestSlot = slot;
             newestIndex = (int) Math.floorMod(slot, (long) fine);
@@ -204,6 +207,44 @@ public final class MetricWindow implements Series, RankedSamples {
             }
         }
         values[i] = v;
+        if (slot == newestSlot) {
+            newestValue = v;
+        }
+        negative |= v < 0;
+        return moved || negative;
+    }
+
+    /**
+     * {@link #append} for a window of one slot with no coarse tier and no running aggregate, the shape of a series
+     * rules read only the latest sample of (a third of a card's appends): the same state, without the ring's loops.
+     */
+    private boolean appendLatest(long slot, float v) {
+        boolean moved;
+        if (newestSlot == NONE) {
+            newestSlot = slot;
+            newestIndex = 0;
+            moved = true;
+        } else if (slot > newestSlot) {
+            long prevSlot = newestSlot;
+            float prev = values[0];
+            if (!Float.isNaN(prev)) {
+                // what roll keeps without a coarse tier: the newest sample to leave the slot
+                rolledSlot = prevSlot;
+                rolledValue = prev;
+            }
+            newestSlot = slot;
+            if (delta(prevSlot, prev, slot, v) != 0) {
+                lastMoveSlot = slot;
+            }
+            moved = Float.floatToRawIntBits(v) != Float.floatToRawIntBits(newestValue);
+        } else if (slot < newestSlot) {
+            ignoredLate++;
+            return false;
+        } else {
+            lastMoveSlot = Math.max(lastMoveSlot, newestSlot);
+            moved = true;
+        }
+        values[0] = v;
         if (slot == newestSlot) {
             newestValue = v;
         }

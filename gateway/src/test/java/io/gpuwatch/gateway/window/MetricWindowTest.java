@@ -395,4 +395,41 @@ class MetricWindowTest {
             assertEquals(expected, actual, 1e-9 + 1e-5 * Math.abs(expected), what);
         }
     }
+
+    @Test
+    void aOneSlotWindowAppendsAsTheGeneralPathDoes() {
+        // a window of the latest sample only takes a shorter path unless a running aggregate is kept; both must
+        // hold the same state and answer the same, through repeats, gaps, rewrites, late and missing readings
+        Random random = new Random(7);
+        for (int run = 0; run < 20; run++) {
+            MetricWindow latest = new MetricWindow(WindowShape.forWindow(0));
+            MetricWindow general = new MetricWindow(WindowShape.forWindow(0));
+            general.append(0, 1);
+            general.at(0);
+            general.avg(S);
+            latest.append(0, 1);
+            long ts = 0;
+            float[] choices = {1, 1, 2, 5, -3, Float.NaN, 0};
+            for (int step = 0; step < 2_000; step++) {
+                int r = random.nextInt(20);
+                ts += r < 14 ? S : r < 16 ? 0 : r < 18 ? -random.nextInt(3) * S : random.nextInt(400) * S;
+                ts += random.nextInt(3) * 100;
+                double v = choices[random.nextInt(choices.length)];
+                assertEquals(general.append(ts, v), latest.append(ts, v), "append at step " + step);
+                long now = ts + random.nextInt(2) * S;
+                general.at(now);
+                latest.at(now);
+                assertEquals(general.last(), latest.last(), "last at step " + step);
+                assertEquals(general.freshAt(now, 2 * S), latest.freshAt(now, 2 * S));
+                MetricWindow.Image a = general.image();
+                MetricWindow.Image b = latest.image();
+                assertEquals(a.newestSlot(), b.newestSlot());
+                assertEquals(a.rolledSlot(), b.rolledSlot());
+                assertEquals(a.rolledValue(), b.rolledValue());
+                assertEquals(a.lastMoveSlot(), b.lastMoveSlot(), "last move at step " + step);
+                assertEquals(a.values()[0], b.values()[0]);
+                assertEquals(general.ignoredLate(), latest.ignoredLate());
+            }
+        }
+    }
 }
