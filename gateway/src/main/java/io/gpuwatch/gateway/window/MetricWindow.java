@@ -303,10 +303,11 @@ public final class MetricWindow implements Series, RankedSamples {
     /**
      * True when the newest sample lies less than {@code windowMs} before {@code nowMs}, so inside every window of
      * that length or longer ending then, or when there is none: a reading equal to it then adds nothing new to
-     * them, which {@link #append}'s answer relies on.
+     * them, which {@link #append}'s answer relies on. False once the series has held a negative value: a negative
+     * rise that leaves a window lifts its increase with no reading at all, so rules on it must not sleep.
      */
     public boolean freshAt(long nowMs, long windowMs) {
-        return newestSlot == NONE || nowMs - newestSlot * res < windowMs;
+        return !negative && (newestSlot == NONE || nowMs - newestSlot * res < windowMs);
     }
 
     /** Readings ignored because they arrived after their slot had left the fine tier. */

@@ -432,4 +432,23 @@ class MetricWindowTest {
             }
         }
     }
+
+    @Test
+    void aWindowThatHeldANegativeValueIsNeverFreshSinceItsIncreaseRisesWithTimeAlone() {
+        MetricWindow w = new MetricWindow(WindowShape.forWindow(60 * S));
+        w.append(1 * S, 5);
+        w.append(2 * S, 6);
+        // a counter that went negative: a rise of -3
+        w.append(3 * S, -3);
+        w.append(4 * S, -3);
+        w.at(4 * S);
+        assertTrue(w.increase(3 * S) < 0);
+        assertFalse(w.freshAt(4 * S, 3 * S), "rules on it must not sleep");
+        // no reading at all, and the increase rises as the negative rise leaves
+        w.at(6 * S);
+        assertEquals(0, w.increase(3 * S));
+        MetricWindow plain = new MetricWindow(WindowShape.forWindow(60 * S));
+        plain.append(1 * S, 5);
+        assertTrue(plain.freshAt(2 * S, 3 * S));
+    }
 }
