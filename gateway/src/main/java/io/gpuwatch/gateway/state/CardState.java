@@ -39,6 +39,9 @@ public final class CardState implements ScopeView {
     /** By window: the metric ordinal a raw card series reads, -1 for any other; and the derived card series. */
     private int[] rawOrdinals = new int[0];
     private int[] derivedIds = new int[0];
+    /** By window: where its unit promises the samples lie (infinite where it promises nothing that way). */
+    private double[] lows = new double[0];
+    private double[] highs = new double[0];
     private SampleDerivation[] derivations = new SampleDerivation[0];
     /** The first process's attribution (its other fields are stale); null while the card runs none. */
     private ProcessInfo attribution;
@@ -143,9 +146,13 @@ public final class CardState implements ScopeView {
         this.moved = new long[nextWindows.length];
         // what append reads of each spec, once per rule set rather than per window per reading
         rawOrdinals = new int[nextWindows.length];
+        lows = new double[nextWindows.length];
+        highs = new double[nextWindows.length];
         List<Integer> derivedCard = new ArrayList<>();
         for (int i = 0; i < nextWindows.length; i++) {
             SeriesSpec spec = specs.get(i);
+            lows[i] = spec.range().low();
+            highs[i] = spec.range().high();
             rawOrdinals[i] = spec.metric() != null ? spec.metric().ordinal() : -1;
             if (spec.derivation() != null && spec.source() == Metric.Source.CARD) {
                 derivedCard.add(i);
@@ -166,7 +173,7 @@ public final class CardState implements ScopeView {
     void append(long ts, CardReading reading) {
         // a reading at or behind the newest slot's may replace a sample; every window of a card shares its slots
         if (appendedUpTo != Long.MIN_VALUE && Math.floorDiv(ts, slotMs) <= Math.floorDiv(appendedUpTo, slotMs)) {
-            node.sampleRewritten();
+            node.unforeseenSample();
         }
         appendedUpTo = Math.max(appendedUpTo, ts);
         lastSampleAt = ts;
@@ -182,8 +189,14 @@ public final class CardState implements ScopeView {
         MetricValues values = reading.values();
         for (int i = 0; i < windows.length; i++) {
             int ordinal = rawOrdinals[i];
-            if (ordinal >= 0 && windows[i].append(ts, values.get(ordinal))) {
-                moved[i] = node.seriesMoved();
+            if (ordinal >= 0) {
+                double v = values.get(ordinal);
+                if (windows[i].append(ts, v)) {
+                    moved[i] = node.seriesMoved();
+                }
+                if (v < lows[i] || v > highs[i]) {
+                    node.unforeseenSample();
+                }
             }
         }
         at(ts);
@@ -195,6 +208,9 @@ public final class CardState implements ScopeView {
             derived[i] = v;
             if (windows[i].append(ts, v)) {
                 moved[i] = node.seriesMoved();
+            }
+            if (v < lows[i] || v > highs[i]) {
+                node.unforeseenSample();
             }
             windows[i].at(ts);
         }

@@ -77,8 +77,11 @@ public final class NodeState implements ScopeView {
     private long changes;
     private long eventsMoved;
     private long cardsMoved;
-    /** Readings of its cards that landed at or behind a slot they already had (see {@link #quietMark}). */
-    private long rewrites;
+    /**
+     * Samples of its cards no sleeping rule could foresee (see {@link #quietMark}): at or behind a slot they already
+     * had, or outside what their unit promises.
+     */
+    private long unforeseen;
 
     NodeState(FleetState fleet, String name, EventLog events) {
         this.fleet = fleet;
@@ -291,16 +294,19 @@ public final class NodeState implements ScopeView {
         return cardsMoved;
     }
 
-    /** A card's reading landed in a slot at or behind one it already had: it may have rewritten a sample. */
-    void sampleRewritten() {
-        rewrites++;
+    /**
+     * A card's sample landed in a slot at or behind one it already had (it may have rewritten a sample), or lies
+     * outside its unit's range (a sleeping mean assumed it could not).
+     */
+    void unforeseenSample() {
+        unforeseen++;
     }
 
     /** Grows with each change of the cards as a whole and each rewritten sample of any of them. */
     @Override
     public long quietMark() {
         // both only grow, so their sum changes whenever either does
-        return cardsMoved + rewrites;
+        return cardsMoved + unforeseen;
     }
 
     @Override

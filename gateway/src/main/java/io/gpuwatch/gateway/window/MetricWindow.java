@@ -420,6 +420,45 @@ public final class MetricWindow implements Series, RankedSamples {
         return (hi + k) * res;
     }
 
+    /**
+     * Mirrored so that the mean must stay at or above the bound: k slots on, at most k + 1 samples have left (each
+     * at most the window's max), and at most k arrived (each at least {@code limit}), besides one still due in each
+     * slot between the newest sample and now; where the window has a coarse tier, a bucket's worth more of each (a
+     * bucket the far edge straddles leaves whole, and one that the fine tier's edge rolls into after a gap comes
+     * back whole). The mean stays put while what those can take off is less than its surplus over the bound.
+     */
+    @Override
+    public long meanKeptUntil(long windowMs, double bound, double limit, boolean above) {
+        if (newestSlot == NONE || windowMs <= 0 || windowMs > horizonMs || !Double.isFinite(limit)
+                || !Double.isFinite(bound)) {
+            return Long.MIN_VALUE;
+        }
+        double n = count(windowMs);
+        if (!(n > 0)) {
+            return Long.MIN_VALUE;
+        }
+        double sign = above ? 1 : -1;
+        double sum = sign * sum(windowMs);
+        double extreme = sign * (above ? max(windowMs) : min(windowMs));
+        double b = sign * bound;
+        // the rule's mean is this sum over this count, rounded: a surplus within rounding of zero tells nothing,
+        // and one beyond it keeps the mean off the bound itself, so < and <= sleep alike
+        double surplus = sum - b * n - 1e-9 * (Math.abs(sum) + Math.abs(b) * n);
+        if (!(surplus > 0)) {
+            return Long.MIN_VALUE;
+        }
+        double leave = extreme - b;
+        double arrive = Math.max(0, b - sign * limit);
+        long hi = slotOf(now());
+        long bucket = buckets == 0 ? 0 : bucketSlots;
+        long pending = Math.max(0, hi - newestSlot);
+        double k = Math.floor((surplus - (1 + bucket) * leave - (pending + bucket) * arrive) / (leave + arrive));
+        if (!(k >= 0)) {
+            return Long.MIN_VALUE;
+        }
+        return (hi + 1 + (long) Math.min(k, horizonMs / res)) * res;
+    }
+
     @Override
     public double avg(long windowMs) {
         Running r = running(windowMs);

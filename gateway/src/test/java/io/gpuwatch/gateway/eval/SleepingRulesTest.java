@@ -34,8 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Rules that sleep while what they read sits still, or while a window must yet empty of what keeps them false,
  * decide exactly as rules evaluated every time: the same
  * transitions at the same instants, over fleets whose counters step, reset and go negative, whose flags toggle,
- * whose samples repeat, pause, arrive late as a re-sent backlog or carry no value, whose events land on cards and
- * on nodes, and whose cards leave and come back.
+ * whose samples repeat, pause, arrive late as a re-sent backlog, carry no value or lie far outside their unit's
+ * range, whose events land on cards and on nodes, and whose cards leave and come back.
  */
 class SleepingRulesTest {
     private static final long T0 = 1_764_700_000_000L;
@@ -94,6 +94,19 @@ class SleepingRulesTest {
               - name: node-cards-mostly-hot
                 scope: node
                 when: count(cards where fraction(tempC > 70, 2m) > 0.6 && gpuUtil > 30) >= 2
+              - name: util-mean-low
+                when: avg(gpuUtil, 90s) < 40
+                for: 5s
+              - name: sm-mean-high-over-buckets
+                when: avg(smActive, 5m) >= 0.6
+              - name: util-mean-low-at-the-tiers-edge
+                when: avg(gpuUtil, 1m) <= 35 && tempC > 55
+              - name: tensor-mean-low-or-sm-high
+                when: avg(tensorActive, 10m) < 0.3 || avg(smActive, 1m) > 0.8
+              - name: node-cards-tensor-busy
+                scope: node
+                when: count(cards where avg(tensorActive, 2m) > 0.6) >= 2
+                keep_firing_for: 5s
             """;
 
     @TempDir
@@ -112,7 +125,15 @@ class SleepingRulesTest {
         Run awake = new Run(rules, false);
         new Fleet(seed).play(sleeping, awake);
 
-        assertEquals(awake.lines(), sleeping.lines());
+        List<String> expected = awake.lines();
+        List<String> actual = sleeping.lines();
+        int first = 0;
+        while (first < Math.min(expected.size(), actual.size()) && expected.get(first).equals(actual.get(first))) {
+            first++;
+        }
+        // the first transition that differs, rather than two lists of thousands
+        assertEquals(first < expected.size() ? expected.get(first) : "(none)",
+                first < actual.size() ? actual.get(first) : "(none)", "transition " + first);
         assertTrue(awake.transitions.size() >= 20, "the fleet must give the rules something to decide: "
                 + awake.transitions.size());
         long total = sleeping.evaluator.engine().slept();
@@ -148,6 +169,8 @@ class SleepingRulesTest {
         final double[][] temp = new double[NODES.length][CARDS];
         final int[][] flags = new int[NODES.length][CARDS];
         final double[][] width = new double[NODES.length][CARDS];
+        final double[][] sm = new double[NODES.length][CARDS];
+        final double[][] tensor = new double[NODES.length][CARDS];
         final boolean[][] listed = new boolean[NODES.length][CARDS];
         final long[] seq = new long[NODES.length];
         /** A node's samples held back while its link is down, re-sent as a backlog when it comes up. */
@@ -164,6 +187,8 @@ class SleepingRulesTest {
                     util[n][c] = 50;
                     temp[n][c] = 60;
                     width[n][c] = 16;
+                    sm[n][c] = 0.5;
+                    tensor[n][c] = 0.5;
                     listed[n][c] = true;
                 }
             }
@@ -272,7 +297,13 @@ class SleepingRulesTest {
                         .set(Metric.RETIRED_PAGES_PENDING, (flags[n][c] >> 2) & 1)
                         .set(Metric.NVLINK_LINKS_DOWN, (flags[n][c] >> 3) & 1)
                         .set(Metric.MEM_USED_BYTES, 40.0 * (1L << 30))
-                        .set(Metric.POWER_W, 300 + util[n][c]);
+                        .set(Metric.POWER_W, 300 + util[n][c])
+                        .set(Metric.SM_ACTIVE, sm[n][c])
+                        .set(Metric.TENSOR_ACTIVE, tensor[n][c]);
+                if (random.nextInt(700) == 0) {
+                    // a broken collector's reading, far outside what the unit allows, which no mean can foresee
+                    v.set(random.nextBoolean() ? Metric.SM_ACTIVE : Metric.GPU_UTIL, random.nextBoolean() ? -900 : 900);
+                }
                 if (random.nextInt(40) != 0) {
                     // now and then the link width is not read at all
                     v.set(Metric.PCIE_LINK_WIDTH, width[n][c]);
@@ -294,6 +325,7 @@ class SleepingRulesTest {
                             .set(Metric.TEMP_C, random.nextBoolean() ? 40 : 90)
                             .set(Metric.PCIE_LINK_WIDTH, random.nextBoolean() ? 8 : 16)
                             .set(Metric.REMAPPED_ROWS_PENDING, random.nextInt(2))
+                            .set(Metric.SM_ACTIVE, random.nextBoolean() ? 0 : 1)
                             .build();
                     readings.add(new CardReading(uuid(n, c), v, List.of()));
                 }
@@ -306,6 +338,18 @@ class SleepingRulesTest {
             util[n][c] = Math.max(0, Math.min(100, util[n][c] + random.nextGaussian() * 5));
             if (random.nextInt(30) == 0) {
                 temp[n][c] = 50 + random.nextInt(40);
+            }
+            sm[n][c] = Math.max(0, Math.min(1, sm[n][c] + random.nextGaussian() * 0.03));
+            if (random.nextInt(300) == 0) {
+                // a job ends or starts: the card drops to the bottom of its range or jumps to the top at once, as
+                // fast as a mean can move
+                boolean top = random.nextBoolean();
+                util[n][c] = top ? 100 : 0;
+                sm[n][c] = top ? 1 : 0;
+            }
+            if (random.nextInt(600) == 0) {
+                // a job's phase changes: its tensor pipes go idle or busy at once
+                tensor[n][c] = random.nextDouble();
             }
             double[] k = counters[n][c];
             int which = random.nextInt(k.length);

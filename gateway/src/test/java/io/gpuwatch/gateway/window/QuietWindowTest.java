@@ -2,12 +2,15 @@ package io.gpuwatch.gateway.window;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.Random;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * How long a window can tell a comparison stays false, whatever samples arrive: a max (min) stays on its side of
- * a bound until the newest sample beyond it leaves, and a share of 1/0 samples rises by at most one sample a slot.
+ * a bound until the newest sample beyond it leaves, a share of 1/0 samples rises by at most one sample a slot, and
+ * a mean moves by at most a departing sample and one at the end of the metric's range a slot.
  * Each answer is checked against the worst future: samples that pull the other way from the next slot on.
  */
 class QuietWindowTest {
@@ -102,5 +105,85 @@ class QuietWindowTest {
         }
         w.at(300 * S);
         assertEquals(Long.MIN_VALUE, w.shareBelowUntil(600 * S, 0.5, false));
+    }
+
+    @Test
+    void aMeanOfEqualSamplesIsKeptUntilNearlyWhenTheWorstFutureCrossesIt() {
+        MetricWindow w = new MetricWindow(WindowShape.forWindow(100 * S));
+        for (long t = 1; t <= 100; t++) {
+            w.append(t * S, 80);
+        }
+        w.at(100 * S);
+        // 0s arriving as the 80s leave: the mean of 100 falls below 50 once 38 have gone, at 138 s
+        long until = w.meanKeptUntil(100 * S, 50, 0, true);
+        assertTrue(until >= 136 * S && until <= 138 * S, "until " + until);
+        assertEquals(Long.MIN_VALUE, w.meanKeptUntil(100 * S, 80, 0, true), "on the bound: nothing to tell");
+        assertEquals(Long.MIN_VALUE, w.meanKeptUntil(100 * S, 50, Double.NEGATIVE_INFINITY, true), "no floor");
+        // mirrored: avg > 90 stays false until 100s have pulled the mean from 80 past 90
+        long below = w.meanKeptUntil(100 * S, 90, 100, false);
+        assertTrue(below >= 148 * S && below <= 150 * S, "until " + below);
+    }
+
+    @Test
+    void aMeanHoldsAgainstTheWorstFuture() {
+        Random random = new Random(11);
+        long[][] shapes = {{60, 60}, {120, 90}, {600, 600}, {900, 300}, {900, 60}, {1800, 1800}};
+        int told = 0;
+        for (int run = 0; run < 600; run++) {
+            long[] shape = shapes[run % shapes.length];
+            long windowMs = shape[1] * S;
+            long seed = random.nextLong();
+            long newest = 30 + random.nextInt(2_000);
+            long now = newest + random.nextInt(4);
+            MetricWindow w = history(shape[0], seed, newest);
+            w.at(now * S);
+            boolean above = random.nextBoolean();
+            double mean = w.avg(windowMs);
+            double bound = above ? mean - random.nextDouble() * 30 : mean + random.nextDouble() * 30;
+            long until = w.meanKeptUntil(windowMs, bound, above ? 0 : 100, above);
+            if (until == Long.MIN_VALUE) {
+                continue;
+            }
+            told++;
+            assertTrue(until > now * S, "run " + run + ": " + until);
+            // the worst futures: samples at the far end of the range in every slot, or none at all, or a mix
+            for (int future = 0; future < 3; future++) {
+                MetricWindow f = history(shape[0], seed, newest);
+                Random arrivals = new Random(run * 3L + future);
+                long filled = newest;
+                for (long t = now * S; t < until; t += 500) {
+                    long slot = t / S;
+                    if (t % S == 0 && (future == 0 || future == 2 && arrivals.nextBoolean())) {
+                        // what a probe sends late for the slots since its newest comes in at once
+                        for (long s = filled + 1; s <= slot; s++) {
+                            f.append(s * S, above ? 0 : 100);
+                        }
+                        filled = Math.max(filled, slot);
+                    }
+                    f.at(t);
+                    double m = f.avg(windowMs);
+                    assertTrue(Double.isNaN(m) || (above ? m >= bound : m <= bound),
+                            "run " + run + " future " + future + ": the mean crossed " + bound + " at " + t + " ("
+                                    + m + "), before " + until);
+                }
+            }
+        }
+        assertTrue(told > 200, "most windows could tell: " + told);
+    }
+
+    /** A window of {@code shapeSeconds} with a seeded history up to {@code newest} s: levels, gaps and jumps. */
+    private static MetricWindow history(long shapeSeconds, long seed, long newest) {
+        Random r = new Random(seed);
+        MetricWindow w = new MetricWindow(WindowShape.forWindow(shapeSeconds * S));
+        double level = r.nextDouble() * 100;
+        for (long t = 1; t <= newest; t++) {
+            if (r.nextInt(60) == 0) {
+                level = r.nextInt(3) == 0 ? (r.nextBoolean() ? 0 : 100) : r.nextDouble() * 100;
+            }
+            if (t == newest || r.nextInt(10) != 0) {
+                w.append(t * S, Math.max(0, Math.min(100, level + r.nextGaussian() * 5)));
+            }
+        }
+        return w;
     }
 }

@@ -664,6 +664,7 @@ public final class DslCompiler {
         return switch (f) {
             case "max" -> out.watched(new Watch(Watch.Kind.MAX, id, window));
             case "min" -> out.watched(new Watch(Watch.Kind.MIN, id, window));
+            case "avg" -> out.watched(new Watch(Watch.Kind.MEAN, id, window, m.range()));
             default -> out;
         };
     }

@@ -129,6 +129,11 @@ public final class EvalContext {
         return view.series(id).shareBelowUntil(windowMs, share, inclusive);
     }
 
+    /** See {@link io.gpuwatch.rules.scope.Series#meanKeptUntil}. */
+    long meanKeptUntil(int id, long windowMs, double bound, double limit, boolean above) {
+        return view.series(id).meanKeptUntil(windowMs, bound, limit, above);
+    }
+
     /**
      * For {@code count(cards where k) > count} ({@code >=} unless strict) that is false now: the earliest instant
      * at which one of the cards whose condition is false could turn, the only way the count can rise. The cards

@@ -1,6 +1,7 @@
 package io.gpuwatch.rules.dsl;
 
 import io.gpuwatch.protocol.Metric;
+import io.gpuwatch.rules.metric.UnitRange;
 
 import java.math.BigDecimal;
 
@@ -11,7 +12,6 @@ import java.math.BigDecimal;
 record Range(double lo, double hi) {
     static final Range NON_NEGATIVE = new Range(0, Double.POSITIVE_INFINITY);
     static final Range UNIT = new Range(0, 1);
-    private static final Range PERCENT = new Range(0, 100);
 
     static Range point(double v) {
         return new Range(v, v);
@@ -22,15 +22,10 @@ record Range(double lo, double hi) {
         return of(m.kind(), m.unit());
     }
 
-    /** What a metric of this kind and unit promises. */
+    /** What a metric of this kind and unit promises ({@link UnitRange}); null where it promises nothing. */
     static Range of(Metric.Kind kind, String unit) {
-        if (kind == Metric.Kind.FLAG || unit.equals("ratio 0..1")) {
-            return UNIT;
-        }
-        if (unit.equals("percent")) {
-            return PERCENT;
-        }
-        return unit.equals("celsius") ? null : NON_NEGATIVE;
+        UnitRange u = UnitRange.of(kind, unit);
+        return u.unbounded() ? null : new Range(u.low(), u.high());
     }
 
     boolean constant() {

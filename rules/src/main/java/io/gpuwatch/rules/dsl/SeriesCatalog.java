@@ -4,6 +4,7 @@ import io.gpuwatch.protocol.Metric;
 import io.gpuwatch.rules.metric.DerivedMetric;
 import io.gpuwatch.rules.metric.SampleDerivation;
 import io.gpuwatch.rules.metric.SeriesSpec;
+import io.gpuwatch.rules.metric.UnitRange;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -28,14 +29,17 @@ public final class SeriesCatalog {
         final Metric metric;
         final SampleDerivation derivation;
         final Metric.Source source;
+        final UnitRange range;
         long windowMs;
         boolean transitions;
 
-        Entry(String name, Metric metric, SampleDerivation derivation, Metric.Source source, long windowMs) {
+        Entry(String name, Metric metric, SampleDerivation derivation, Metric.Source source, UnitRange range,
+              long windowMs) {
             this.name = name;
             this.metric = metric;
             this.derivation = derivation;
             this.source = source;
+            this.range = range;
             this.windowMs = windowMs;
         }
     }
@@ -49,7 +53,8 @@ public final class SeriesCatalog {
     int raw(Metric metric, long windowMs, boolean transitions) {
         Integer id = byName.get(metric.field());
         if (id == null) {
-            id = add(new Entry(metric.field(), metric, null, metric.source(), windowMs));
+            id = add(new Entry(metric.field(), metric, null, metric.source(), UnitRange.of(metric.kind(), metric.unit()),
+                    windowMs));
         } else {
             widen(id, windowMs);
         }
@@ -65,14 +70,15 @@ public final class SeriesCatalog {
 
     /** Registers a new series derived per card sample. */
     int derived(String name, SampleDerivation derivation, long windowMs) {
-        return add(new Entry(name, null, derivation, Metric.Source.CARD, windowMs));
+        return add(new Entry(name, null, derivation, Metric.Source.CARD, UnitRange.ANY, windowMs));
     }
 
     /** The id of the series of a derived metric, registered on first use and widened to {@code windowMs}. */
     int derived(DerivedMetric metric, SampleDerivation derivation, long windowMs, boolean transitions) {
         Integer id = byName.get(metric.field());
         if (id == null) {
-            id = add(new Entry(metric.field(), null, derivation, metric.source(), windowMs));
+            id = add(new Entry(metric.field(), null, derivation, metric.source(),
+                    UnitRange.of(metric.kind(), metric.unit()), windowMs));
         } else {
             widen(id, windowMs);
         }
@@ -111,7 +117,7 @@ public final class SeriesCatalog {
         List<SeriesSpec> out = new ArrayList<>(entries.size());
         for (int i = 0; i < entries.size(); i++) {
             Entry e = entries.get(i);
-            out.add(new SeriesSpec(i, e.name, e.metric, e.derivation, e.source, e.windowMs, e.transitions));
+            out.add(new SeriesSpec(i, e.name, e.metric, e.derivation, e.source, e.windowMs, e.transitions, e.range));
         }
         return List.copyOf(out);
     }

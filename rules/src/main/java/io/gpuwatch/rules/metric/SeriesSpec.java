@@ -9,20 +9,21 @@ import io.gpuwatch.protocol.Metric;
  * a rule reads how the samples follow each other ({@code delta}, {@code resets}, {@code changes}), which a
  * window must then keep beyond its fine tier too. {@code source} says which frames feed the series: a raw one its
  * metric's frames; a derived one card samples ({@code CARD}) or a task's app frames ({@code APP}), right after the
- * raw series of the same frame were appended.
+ * raw series of the same frame were appended. {@code range} is what the unit of the metric (raw or derived)
+ * promises its samples; a sample outside it wakes the rules that sleep on a mean.
  */
 public record SeriesSpec(int id, String name, Metric metric, SampleDerivation derivation, Metric.Source source,
-                         long windowMs, boolean transitions) {
+                         long windowMs, boolean transitions, UnitRange range) {
     public SeriesSpec {
         if (metric != null && metric.source() != source) {
             throw new IllegalArgumentException("series " + name + " of " + metric.source() + " metric given " + source);
         }
     }
 
-    /** A raw series of {@code metric}, or a series derived per card sample. */
+    /** A raw series of {@code metric}, in its unit's range, or a series derived per card sample, in any range. */
     public SeriesSpec(int id, String name, Metric metric, SampleDerivation derivation, long windowMs,
                       boolean transitions) {
         this(id, name, metric, derivation, metric != null ? metric.source() : Metric.Source.CARD, windowMs,
-                transitions);
+                transitions, metric != null ? UnitRange.of(metric.kind(), metric.unit()) : UnitRange.ANY);
     }
 }

@@ -72,6 +72,17 @@ public interface Series {
         return Long.MIN_VALUE;
     }
 
+    /**
+     * For a mean over {@code windowMs} that lies above {@code bound} now (below it when {@code above} is false):
+     * the earliest instant at which it could reach the bound, were every sample to leave that the window's max (min)
+     * allows and every sample to arrive at {@code limit}, the lowest (highest) a sample of the series can take.
+     * {@link Long#MIN_VALUE} when it is not beyond the bound now by more than rounding, or when the series cannot
+     * tell.
+     */
+    default long meanKeptUntil(long windowMs, double bound, double limit, boolean above) {
+        return Long.MIN_VALUE;
+    }
+
     /** A series with no data at all. */
     Series EMPTY = new Series() {
         @Override
