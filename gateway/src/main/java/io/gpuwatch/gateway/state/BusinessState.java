@@ -7,6 +7,7 @@ import io.gpuwatch.rules.scope.ScopeView;
 import io.gpuwatch.rules.scope.Series;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,7 @@ public final class BusinessState implements ScopeView {
     private PooledSeries[] series = new PooledSeries[0];
     private long lastHeardAt;
     private long now;
+    private final PooledQuietMark quietMark = new PooledQuietMark();
 
     BusinessState(FleetState fleet, String name) {
         this.fleet = fleet;
@@ -67,12 +69,35 @@ public final class BusinessState implements ScopeView {
     void members(List<TaskState> current, long at) {
         tasks.clear();
         tasks.addAll(current);
-        cards.clear();
-        cards.addAll(TaskState.cardsOf(current));
+        Collection<CardState> next = TaskState.cardsOf(current);
+        if (!sameCards(next)) {
+            cards.clear();
+            cards.addAll(next);
+            quietMark.cardsChanged();
+        }
         if (!cards.isEmpty() || !tasks.isEmpty()) {
             lastHeardAt = Math.max(lastHeardAt, at);
         }
         now = at;
+    }
+
+    private boolean sameCards(Collection<CardState> next) {
+        if (next.size() != cards.size()) {
+            return false;
+        }
+        int i = 0;
+        for (CardState c : next) {
+            if (c != cards.get(i++)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** See {@link PooledQuietMark}. */
+    @Override
+    public long quietMark() {
+        return quietMark.of(cards, now);
     }
 
     /** No task has belonged to it for longer than the grace period. */

@@ -423,9 +423,9 @@ public final class MetricWindow implements Series, RankedSamples {
     /**
      * Mirrored so that the mean must stay at or above the bound: k slots on, at most k + 1 samples have left (each
      * at most the window's max), and at most k arrived (each at least {@code limit}), besides one still due in each
-     * slot between the newest sample and now; where the window has a coarse tier, a bucket's worth more of each (a
-     * bucket the far edge straddles leaves whole, and one that the fine tier's edge rolls into after a gap comes
-     * back whole). The mean stays put while what those can take off is less than its surplus over the bound.
+     * slot between the newest sample and now; where the window reaches the coarse tier, a bucket's worth more of
+     * each (a bucket the far edge straddles leaves whole, and one that the fine tier's edge rolls into after a gap
+     * comes back whole). The mean stays put while what those can take off is less than its surplus over the bound.
      */
     @Override
     public long meanKeptUntil(long windowMs, double bound, double limit, boolean above) {
@@ -450,13 +450,26 @@ public final class MetricWindow implements Series, RankedSamples {
         double leave = extreme - b;
         double arrive = Math.max(0, b - sign * limit);
         long hi = slotOf(now());
-        long bucket = buckets == 0 ? 0 : bucketSlots;
+        if (newestSlot > hi + 1) {
+            return Long.MIN_VALUE;
+        }
+        long bucket = reachesBuckets(windowMs) ? bucketSlots : 0;
         long pending = Math.max(0, hi - newestSlot);
         double k = Math.floor((surplus - (1 + bucket) * leave - (pending + bucket) * arrive) / (leave + arrive));
         if (!(k >= 0)) {
             return Long.MIN_VALUE;
         }
         return (hi + 1 + (long) Math.min(k, horizonMs / res)) * res;
+    }
+
+    /**
+     * Whether a window of this length can take in a coarse bucket: it reaches past the fine tier, or nearly, so that
+     * after a gap the tier's edge can overtake its far edge. A shorter one stays in the fine tier as long as no
+     * sample lies more than a slot ahead of the time it ends at, which the gateway's clamp of producer clocks to
+     * its own keeps true.
+     */
+    private boolean reachesBuckets(long windowMs) {
+        return buckets != 0 && (windowMs + res - 1) / res + 2 >= fine;
     }
 
     @Override

@@ -107,6 +107,13 @@ class SleepingRulesTest {
                 scope: node
                 when: count(cards where avg(tensorActive, 2m) > 0.6) >= 2
                 keep_firing_for: 5s
+              - name: business-cards-idle
+                scope: business
+                when: count(cards where avg(idle, 2m) >= 0.4) >= 1
+              - name: business-cards-busy
+                scope: business
+                when: count(cards where avg(gpuUtil, 1m) > 85 && tempC < 80) >= 1
+                for: 5s
             """;
 
     @TempDir

@@ -127,7 +127,8 @@ class QuietWindowTest {
     @Test
     void aMeanHoldsAgainstTheWorstFuture() {
         Random random = new Random(11);
-        long[][] shapes = {{60, 60}, {120, 90}, {600, 600}, {900, 300}, {900, 60}, {1800, 1800}};
+        long[][] shapes = {{60, 60}, {120, 90}, {600, 600}, {900, 300}, {900, 60}, {1800, 1800}, {900, 120}, {3600, 119},
+            {600, 150}};
         int told = 0;
         for (int run = 0; run < 600; run++) {
             long[] shape = shapes[run % shapes.length];
