@@ -17,6 +17,7 @@ import io.gpuwatch.rules.eval.DisabledRule;
 import io.gpuwatch.rules.eval.RuleEngine;
 import io.gpuwatch.rules.eval.Transition;
 import io.gpuwatch.rules.scope.ScopeKind;
+import io.gpuwatch.rules.scope.Series;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -65,7 +66,7 @@ public final class Evaluator {
      * re-sent backlog, evaluated at the time it was read. Well above a live frame's transit and a busy gateway's
      * queueing, well below the shortest {@code for} of the shipped rules.
      */
-    public static final long CATCH_UP_MS = 2_000;
+    public static final long CATCH_UP_MS = Series.ON_TIME_MS;
 
     /**
      * How long after the latest frame of a re-sent backlog arrived its node is still left to its frames. Well above

@@ -191,11 +191,9 @@ public final class CardState implements ScopeView {
             int ordinal = rawOrdinals[i];
             if (ordinal >= 0) {
                 double v = values.get(ordinal);
+                unforeseen(i, ts, v);
                 if (windows[i].append(ts, v)) {
                     moved[i] = node.seriesMoved();
-                }
-                if (v < lows[i] || v > highs[i]) {
-                    node.unforeseenSample();
                 }
             }
         }
@@ -206,13 +204,21 @@ public final class CardState implements ScopeView {
             int i = derivedIds[k];
             double v = silent ? Double.NaN : derivations[k].derive(this);
             derived[i] = v;
+            unforeseen(i, ts, v);
             if (windows[i].append(ts, v)) {
                 moved[i] = node.seriesMoved();
             }
-            if (v < lows[i] || v > highs[i]) {
-                node.unforeseenSample();
-            }
             windows[i].at(ts);
+        }
+    }
+
+    /**
+     * Tells the node of a sample no sleeping rule could foresee: outside its unit's range, or the first after its
+     * series was silent for over {@link Series#RESUME_AFTER_MS}.
+     */
+    private void unforeseen(int i, long ts, double v) {
+        if (v < lows[i] || v > highs[i] || !Double.isNaN(v) && windows[i].resumes(ts)) {
+            node.unforeseenSample();
         }
     }
 

@@ -241,6 +241,10 @@ public final class FleetState {
         n.heard(at);
         n.sampleTaken(sample.seq());
         long ts = Math.min(sample.ts(), at);
+        if (at - ts > Series.ON_TIME_MS) {
+            // a backlog: sleeping rules assumed every sample to come would be on time
+            n.unforeseenSample();
+        }
         List<CardReading> readings = sample.cards();
         for (int i = 0; i < readings.size(); i++) {
             CardReading reading = readings.get(i);

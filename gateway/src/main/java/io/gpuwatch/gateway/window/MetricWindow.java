@@ -397,7 +397,8 @@ public final class MetricWindow implements Series, RankedSamples {
     /**
      * Exact for a window of whole slots in the fine tier only, the fractions rules read (a minute or two): a slot
      * holds one sample, so k slots on at most k samples have arrived and k have left, besides a sample still to
-     * come in each empty slot between the newest sample and now. The counts of 1/0 samples are exact sums.
+     * come in each slot still due ({@link #dueSlots}); none at all once the series has been silent for longer than
+     * it can resume unforeseen. The counts of 1/0 samples are exact sums.
      */
     @Override
     public long shareBelowUntil(long windowMs, double share, boolean inclusive) {
@@ -406,12 +407,19 @@ public final class MetricWindow implements Series, RankedSamples {
             return Long.MIN_VALUE;
         }
         double n = count(windowMs);
-        double ones = sum(windowMs);
+        // an empty window sums to NaN
+        double ones = n > 0 ? sum(windowMs) : 0;
         if (n > 0 && (inclusive ? ones / n >= share : ones / n > share)) {
             return Long.MIN_VALUE;
         }
-        long hi = slotOf(now());
-        long pending = Math.max(0, hi - newestSlot);
+        long now = now();
+        long hi = slotOf(now);
+        long due = dueSlots(hi, now);
+        if (due < 0 && ones == 0) {
+            // nothing can come, and zeros that leave leave no one
+            return Long.MAX_VALUE;
+        }
+        long pending = Math.max(0, due);
         // k slots on, the share is at most (ones + k + pending) / (n + pending) while n - k >= ones, else 1
         double need = share * (n + pending) - ones - pending;
         long k = inclusive ? (long) Math.ceil(need) : (long) Math.floor(need) + 1;
@@ -422,10 +430,11 @@ public final class MetricWindow implements Series, RankedSamples {
 
     /**
      * Mirrored so that the mean must stay at or above the bound: k slots on, at most k + 1 samples have left (each
-     * at most the window's max), and at most k arrived (each at least {@code limit}), besides one still due in each
-     * slot between the newest sample and now; where the window reaches the coarse tier, a bucket's worth more of
-     * each (a bucket the far edge straddles leaves whole, and one that the fine tier's edge rolls into after a gap
-     * comes back whole). The mean stays put while what those can take off is less than its surplus over the bound.
+     * at most the window's max), and at most k arrived (each at least {@code limit}), besides one in each slot still
+     * due ({@link #dueSlots}; none once the series has been silent too long); where the window reaches the coarse
+     * tier, a bucket's worth more of each (a bucket the far edge straddles leaves whole, and one that the fine
+     * tier's edge rolls into after a gap comes back whole). The mean stays put while what those can take off is
+     * less than its surplus over the bound.
      */
     @Override
     public long meanKeptUntil(long windowMs, double bound, double limit, boolean above) {
@@ -433,9 +442,16 @@ public final class MetricWindow implements Series, RankedSamples {
                 || !Double.isFinite(bound)) {
             return Long.MIN_VALUE;
         }
+        long now = now();
+        long hi = slotOf(now);
+        if (newestSlot > hi + 1) {
+            return Long.MIN_VALUE;
+        }
+        long due = dueSlots(hi, now);
         double n = count(windowMs);
         if (!(n > 0)) {
-            return Long.MIN_VALUE;
+            // no mean, and none while nothing can come
+            return due < 0 ? Long.MAX_VALUE : Long.MIN_VALUE;
         }
         double sign = above ? 1 : -1;
         double sum = sign * sum(windowMs);
@@ -448,18 +464,32 @@ public final class MetricWindow implements Series, RankedSamples {
             return Long.MIN_VALUE;
         }
         double leave = extreme - b;
-        double arrive = Math.max(0, b - sign * limit);
-        long hi = slotOf(now());
-        if (newestSlot > hi + 1) {
-            return Long.MIN_VALUE;
-        }
+        double arrive = due < 0 ? 0 : Math.max(0, b - sign * limit);
         long bucket = reachesBuckets(windowMs) ? bucketSlots : 0;
-        long pending = Math.max(0, hi - newestSlot);
-        double k = Math.floor((surplus - (1 + bucket) * leave - (pending + bucket) * arrive) / (leave + arrive));
+        double k = Math.floor((surplus - (1 + bucket) * leave - (Math.max(0, due) + bucket) * arrive)
+                / (leave + arrive));
         if (!(k >= 0)) {
             return Long.MIN_VALUE;
         }
         return (hi + 1 + (long) Math.min(k, horizonMs / res)) * res;
+    }
+
+    /**
+     * How many slots up to {@code hi} may still take a sample that comes on time ({@link Series#ON_TIME_MS}) and
+     * follows the newest within {@link Series#RESUME_AFTER_MS}; -1 when none can come at all any more, the series
+     * having been silent for longer: any sample it sends now is unforeseen and wakes the rules instead.
+     */
+    private long dueSlots(long hi, long now) {
+        long first = Math.max(newestSlot + 1, Math.floorDiv(now - Series.ON_TIME_MS, res));
+        if ((first - newestSlot) * res > Series.RESUME_AFTER_MS) {
+            return -1;
+        }
+        return Math.max(0, hi - first + 1);
+    }
+
+    /** True when a sample read at {@code tsMs} would resume the series after {@link Series#RESUME_AFTER_MS}. */
+    public boolean resumes(long tsMs) {
+        return newestSlot != NONE && tsMs - newestSlot * res > Series.RESUME_AFTER_MS;
     }
 
     /**

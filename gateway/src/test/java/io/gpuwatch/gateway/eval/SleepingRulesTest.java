@@ -224,6 +224,14 @@ class SleepingRulesTest {
             }
             if (t >= downUntil[n] && random.nextInt(900) == 0) {
                 downUntil[n] = t + (5 + random.nextInt(30)) * TICK;
+                if (random.nextBoolean()) {
+                    // the link drops as the node's cards go idle or flat out: the backlog carries the change
+                    boolean top = random.nextBoolean();
+                    for (int c = 0; c < CARDS; c++) {
+                        util[n][c] = top ? 100 : 0;
+                        sm[n][c] = top ? 1 : 0;
+                    }
+                }
             }
             if (t >= lostUntil[n] && random.nextInt(2_400) == 0) {
                 lostUntil[n] = t + (20 + random.nextInt(400)) * TICK;

@@ -1,5 +1,6 @@
 package io.gpuwatch.gateway.window;
 
+import io.gpuwatch.rules.scope.Series;
 import org.junit.jupiter.api.Test;
 
 import java.util.Random;
@@ -135,7 +136,8 @@ class QuietWindowTest {
             long windowMs = shape[1] * S;
             long seed = random.nextLong();
             long newest = 30 + random.nextInt(2_000);
-            long now = newest + random.nextInt(4);
+            // now and then the series has fallen silent a while before now
+            long now = newest + (random.nextInt(4) == 0 ? random.nextInt(60) : random.nextInt(4));
             MetricWindow w = history(shape[0], seed, newest);
             w.at(now * S);
             boolean above = random.nextBoolean();
@@ -147,7 +149,11 @@ class QuietWindowTest {
             }
             told++;
             assertTrue(until > now * S, "run " + run + ": " + until);
-            // the worst futures: samples at the far end of the range in every slot, or none at all, or a mix
+            // the worst futures the gateway does not flag as unforeseen: samples at the far end of the range in
+            // every slot they can still take (read at most ON_TIME_MS ago, within RESUME_AFTER_MS of the one
+            // before), or none at all, or a mix
+            long onTime = Series.ON_TIME_MS / S;
+            long resume = Series.RESUME_AFTER_MS / S;
             for (int future = 0; future < 3; future++) {
                 MetricWindow f = history(shape[0], seed, newest);
                 Random arrivals = new Random(run * 3L + future);
@@ -155,11 +161,10 @@ class QuietWindowTest {
                 for (long t = now * S; t < until; t += 500) {
                     long slot = t / S;
                     if (t % S == 0 && (future == 0 || future == 2 && arrivals.nextBoolean())) {
-                        // what a probe sends late for the slots since its newest comes in at once
-                        for (long s = filled + 1; s <= slot; s++) {
+                        for (long s = Math.max(filled + 1, slot - onTime); s <= slot && s - filled <= resume; s++) {
                             f.append(s * S, above ? 0 : 100);
+                            filled = s;
                         }
-                        filled = Math.max(filled, slot);
                     }
                     f.at(t);
                     double m = f.avg(windowMs);
@@ -186,5 +191,22 @@ class QuietWindowTest {
             }
         }
         return w;
+    }
+
+    @Test
+    void aSeriesSilentForLongerThanItCanResumeUnforeseenStaysEmpty() {
+        MetricWindow w = new MetricWindow(WindowShape.forWindow(60 * S));
+        for (long t = 1; t <= 100; t++) {
+            w.append(t * S, 0);
+        }
+        // 80 s on, any sample it sends resumes it, unforeseen: its last ten seconds stay empty
+        w.at(180 * S);
+        assertEquals(Long.MAX_VALUE, w.meanKeptUntil(10 * S, 50, 0, true), "empty, and nothing can come");
+        assertEquals(Long.MAX_VALUE, w.shareBelowUntil(10 * S, 0.75, false));
+        // 25 s on, a sample may still come on time, and one sample is a share of 1
+        w.at(125 * S);
+        assertEquals(Long.MIN_VALUE, w.meanKeptUntil(10 * S, 50, 0, true), "a sample may still come");
+        assertEquals(125 * S, w.shareBelowUntil(10 * S, 0.75, false));
+        assertTrue(w.resumes(131 * S) && !w.resumes(130 * S));
     }
 }

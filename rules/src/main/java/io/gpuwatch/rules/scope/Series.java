@@ -8,6 +8,20 @@ public interface Series {
     /** Prometheus' lookback delta: how old the newest sample may be for {@link #last()}. */
     long LOOKBACK_MS = 300_000;
 
+    /**
+     * How late a sample may arrive after it was read and still be on time. A later one (a re-sent backlog) is
+     * unforeseen, like a rewrite ({@link ScopeView#quietMark}), so a sleeping rule may assume every sample still to
+     * come was read at most this long before the time it is evaluated at.
+     */
+    long ON_TIME_MS = 2_000;
+
+    /**
+     * A sample this long after its series' previous one resumes a silent series, and is unforeseen too: a series
+     * silent for longer than this, besides {@link #ON_TIME_MS}, stays silent for a sleeping rule. Long enough for a
+     * probe that reads every 30 s, short enough for a card fallen off the bus to stop waking its node's rules.
+     */
+    long RESUME_AFTER_MS = 30_000;
+
     /** The most recent value, or NaN. */
     double last();
 
