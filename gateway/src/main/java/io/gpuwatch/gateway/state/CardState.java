@@ -42,6 +42,8 @@ public final class CardState implements ScopeView {
     /** By window: where its unit promises the samples lie (infinite where it promises nothing that way). */
     private double[] lows = new double[0];
     private double[] highs = new double[0];
+    /** By window: its series' latest reading had no value, so its next one may resume it after a silence. */
+    private boolean[] absent = new boolean[0];
     private SampleDerivation[] derivations = new SampleDerivation[0];
     /** The first process's attribution (its other fields are stale); null while the card runs none. */
     private ProcessInfo attribution;
@@ -148,6 +150,9 @@ public final class CardState implements ScopeView {
         rawOrdinals = new int[nextWindows.length];
         lows = new double[nextWindows.length];
         highs = new double[nextWindows.length];
+        // a kept window may have gone without samples: its next one is looked at
+        absent = new boolean[nextWindows.length];
+        Arrays.fill(absent, true);
         List<Integer> derivedCard = new ArrayList<>();
         for (int i = 0; i < nextWindows.length; i++) {
             SeriesSpec spec = specs.get(i);
@@ -171,8 +176,10 @@ public final class CardState implements ScopeView {
 
     /** Appends one reading: raw series first, then the series derived from them at the same instant. */
     void append(long ts, CardReading reading) {
-        // a reading at or behind the newest slot's may replace a sample; every window of a card shares its slots
-        if (appendedUpTo != Long.MIN_VALUE && Math.floorDiv(ts, slotMs) <= Math.floorDiv(appendedUpTo, slotMs)) {
+        // a reading at or behind the newest slot's may replace a sample; every window of a card shares its slots;
+        // one long after the newest resumes a silent card
+        if (appendedUpTo != Long.MIN_VALUE && (Math.floorDiv(ts, slotMs) <= Math.floorDiv(appendedUpTo, slotMs)
+                || ts - appendedUpTo > Series.RESUME_AFTER_MS)) {
             node.unforeseenSample();
         }
         appendedUpTo = Math.max(appendedUpTo, ts);
@@ -214,10 +221,20 @@ public final class CardState implements ScopeView {
 
     /**
      * Tells the node of a sample no sleeping rule could foresee: outside its unit's range, or the first after its
-     * series was silent for over {@link Series#RESUME_AFTER_MS}.
+     * series was silent for over {@link Series#RESUME_AFTER_MS} (a silent card is caught once per reading in
+     * {@link #append}; a series is looked at here only on its first sample after going without).
      */
     private void unforeseen(int i, long ts, double v) {
-        if (v < lows[i] || v > highs[i] || !Double.isNaN(v) && windows[i].resumes(ts)) {
+        if (Double.isNaN(v)) {
+            absent[i] = true;
+            return;
+        }
+        boolean resumed = false;
+        if (absent[i]) {
+            absent[i] = false;
+            resumed = windows[i].resumes(ts);
+        }
+        if (resumed || v < lows[i] || v > highs[i]) {
             node.unforeseenSample();
         }
     }
@@ -344,6 +361,7 @@ public final class CardState implements ScopeView {
             skipped += taken ? 0 : 1;
         }
         windowsAt = Long.MIN_VALUE;
+        Arrays.fill(absent, true);
         return skipped;
     }
 
