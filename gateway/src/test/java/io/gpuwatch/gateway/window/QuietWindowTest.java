@@ -73,9 +73,14 @@ class QuietWindowTest {
 
     /** A window for a minute's share, a 0 every second from {@code from} to {@code to}. */
     private static MetricWindow zeros(long from, long to) {
-        MetricWindow w = new MetricWindow(WindowShape.forWindow(60 * S));
+        return constant(60, from, to, 0);
+    }
+
+    /** A window shaped for {@code shapeSeconds}, {@code value} every second from {@code from} to {@code to}. */
+    private static MetricWindow constant(long shapeSeconds, long from, long to, double value) {
+        MetricWindow w = new MetricWindow(WindowShape.forWindow(shapeSeconds * S));
         for (long t = from; t <= to; t++) {
-            w.append(t * S, 0);
+            w.append(t * S, value);
         }
         return w;
     }
@@ -100,20 +105,14 @@ class QuietWindowTest {
 
     @Test
     void aShareOverBucketsCannotTell() {
-        MetricWindow w = new MetricWindow(WindowShape.forWindow(600 * S));
-        for (long t = 1; t <= 300; t++) {
-            w.append(t * S, 0);
-        }
+        MetricWindow w = constant(600, 1, 300, 0);
         w.at(300 * S);
         assertEquals(Long.MIN_VALUE, w.shareBelowUntil(600 * S, 0.5, false));
     }
 
     @Test
     void aMeanOfEqualSamplesIsKeptUntilNearlyWhenTheWorstFutureCrossesIt() {
-        MetricWindow w = new MetricWindow(WindowShape.forWindow(100 * S));
-        for (long t = 1; t <= 100; t++) {
-            w.append(t * S, 80);
-        }
+        MetricWindow w = constant(100, 1, 100, 80);
         w.at(100 * S);
         // 0s arriving as the 80s leave: the mean of 100 falls below 50 once 38 have gone, at 138 s
         long until = w.meanKeptUntil(100 * S, 50, 0, true);
@@ -195,10 +194,7 @@ class QuietWindowTest {
 
     @Test
     void aSeriesSilentForLongerThanItCanResumeUnforeseenStaysEmpty() {
-        MetricWindow w = new MetricWindow(WindowShape.forWindow(60 * S));
-        for (long t = 1; t <= 100; t++) {
-            w.append(t * S, 0);
-        }
+        MetricWindow w = zeros(1, 100);
         // 80 s on, any sample it sends resumes it, unforeseen: its last ten seconds stay empty
         w.at(180 * S);
         assertEquals(Long.MAX_VALUE, w.meanKeptUntil(10 * S, 50, 0, true), "empty, and nothing can come");
