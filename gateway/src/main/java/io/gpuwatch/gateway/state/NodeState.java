@@ -79,7 +79,7 @@ public final class NodeState implements ScopeView {
     private long cardsMoved;
     /**
      * Samples of its cards no sleeping rule could foresee (see {@link #quietMark}): at or behind a slot they already
-     * had, or outside what their unit promises.
+     * had, outside what their unit promises, late, or resuming a silent series.
      */
     private long unforeseen;
 
@@ -295,14 +295,15 @@ public final class NodeState implements ScopeView {
     }
 
     /**
-     * A card's sample landed in a slot at or behind one it already had (it may have rewritten a sample), or lies
-     * outside its unit's range (a sleeping mean assumed it could not).
+     * A card's sample landed in a slot at or behind one it already had (it may have rewritten a sample), lies
+     * outside its unit's range (a sleeping mean assumed it could not), arrived late or resumed a series silent for
+     * longer than {@link io.gpuwatch.rules.scope.Series#RESUME_AFTER_MS} (a quiet counts on neither).
      */
     void unforeseenSample() {
         unforeseen++;
     }
 
-    /** Grows with each change of the cards as a whole and each rewritten sample of any of them. */
+    /** Grows with each change of the cards as a whole and each unforeseen sample of any of them. */
     @Override
     public long quietMark() {
         // both only grow, so their sum changes whenever either does

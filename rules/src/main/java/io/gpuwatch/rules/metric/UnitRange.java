@@ -29,9 +29,4 @@ public record UnitRange(double low, double high) {
     public boolean unbounded() {
         return low == Double.NEGATIVE_INFINITY && high == Double.POSITIVE_INFINITY;
     }
-
-    /** True when {@code v} lies outside the range (NaN, no reading, does not). */
-    public boolean excludes(double v) {
-        return v < low || v > high;
-    }
 }
