@@ -7,7 +7,6 @@ import io.gpuwatch.rules.scope.ScopeView;
 import io.gpuwatch.rules.scope.Series;
 
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -69,8 +68,9 @@ public final class BusinessState implements ScopeView {
     void members(List<TaskState> current, long at) {
         tasks.clear();
         tasks.addAll(current);
-        Collection<CardState> next = TaskState.cardsOf(current);
-        if (!sameCards(next)) {
+        List<CardState> next = TaskState.cardsOf(current);
+        // cards compare by identity
+        if (!cards.equals(next)) {
             cards.clear();
             cards.addAll(next);
             quietMark.cardsChanged();
@@ -79,19 +79,6 @@ public final class BusinessState implements ScopeView {
             lastHeardAt = Math.max(lastHeardAt, at);
         }
         now = at;
-    }
-
-    private boolean sameCards(Collection<CardState> next) {
-        if (next.size() != cards.size()) {
-            return false;
-        }
-        int i = 0;
-        for (CardState c : next) {
-            if (c != cards.get(i++)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** See {@link PooledQuietMark}. */

@@ -458,7 +458,7 @@ public final class CardState implements ScopeView {
         return events.count(kind, code, windowMs);
     }
 
-    /** Its node's: rewritten samples of any of the node's cards, and changes of the cards as a whole. */
+    /** Its node's: unforeseen samples of any of the node's cards, and changes of the cards as a whole. */
     @Override
     public long quietMark() {
         return node.quietMark();

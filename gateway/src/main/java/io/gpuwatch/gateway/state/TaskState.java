@@ -516,7 +516,7 @@ public final class TaskState extends CardPool {
         return fleet.baseline(business, seriesId, stat, k, now, series(seriesId));
     }
 
-    static Collection<CardState> cardsOf(Collection<TaskState> tasks) {
+    static List<CardState> cardsOf(Collection<TaskState> tasks) {
         int expected = 0;
         for (TaskState t : tasks) {
             expected += t.members.size();

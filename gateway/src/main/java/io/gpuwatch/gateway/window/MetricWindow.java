@@ -481,7 +481,7 @@ public final class MetricWindow implements Series, RankedSamples {
      */
     private long dueSlots(long hi, long now) {
         long first = Math.max(newestSlot + 1, Math.floorDiv(now - Series.ON_TIME_MS, res));
-        if ((first - newestSlot) * res > Series.RESUME_AFTER_MS) {
+        if (resumes(first * res)) {
             return -1;
         }
         return Math.max(0, hi - first + 1);
